@@ -1,0 +1,30 @@
+GO      ?= go
+BIN     := bin/nash
+PKGS    := ./...
+
+.PHONY: build run test test-unprivileged bench lint fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/nash
+
+run: build
+	./$(BIN)
+
+# All tests: as the calling user, then (when that user is root, as in CI) the
+# sandbox tests again as an unprivileged user, since that is who runs nash.
+test: lint
+	$(GO) test -race -timeout 40m $(PKGS)
+	@if [ "$$(id -u)" = 0 ]; then ./scripts/test-unprivileged.sh; fi
+
+test-unprivileged:
+	./scripts/test-unprivileged.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin
