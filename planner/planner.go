@@ -1,0 +1,454 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/ollama"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// Artifact is what the planner returns for review: a script with its
+// explanation, or a question. Nothing in it has been run.
+type Artifact struct {
+	Request      string // the prompt it answers
+	Script       string // bash; parses; empty when Question is set
+	Explanation  string
+	NeedsNetwork bool
+	Question     string // a clarifying question instead of a script
+
+	// Previous and Diff are set by Revise: the script revised and a
+	// unified diff from it to Script.
+	Previous string
+	Diff     string
+
+	Model    string // the provider spec, like "ollama:qwen2.5-coder:7b"
+	Attempts int    // model calls made, repairs included
+
+	Examples  []Record   // remembered requests shown to the model
+	Commands  []Command  // nash commands described to the model
+	Documents []Document // retrieved files shown to the model
+	Prompt    PromptStats
+}
+
+// Explanation is a script explained step by step.
+type Explanation struct {
+	Summary  string
+	Steps    []Step
+	Warnings []string
+}
+
+// Step is one part of a script and what it does.
+type Step struct {
+	Code        string `json:"code"`
+	Explanation string `json:"explanation"`
+}
+
+// ErrNoScript is matched by errors.Is when the model gave no usable script
+// after every repair attempt (empty, malformed, or not parsing as bash).
+var ErrNoScript = errors.New("model gave no usable script")
+
+// ErrTimeout is matched by errors.Is when the model did not answer in time.
+var ErrTimeout = errors.New("model did not answer in time")
+
+// Planner turns requests into Artifacts. It is safe for concurrent use.
+type Planner struct {
+	model    llms.Model
+	spec     Spec
+	url      string
+	jsonMode bool
+
+	getenv     func(string) string
+	httpClient *http.Client
+	retry      RetryPolicy
+	sleep      SleepFunc
+	timeout    time.Duration
+	maxRepairs int
+	maxAnswer  int
+	maxTokens  int
+
+	budget    int
+	listLimit int
+	historyN  int
+	examplesK int
+	docsK     int
+
+	memory    *Memory
+	retriever Retriever
+	commands  []Command
+	system    System
+	systemSet bool
+}
+
+// Option configures a Planner.
+type Option func(*Planner)
+
+// ModelSpec chooses the provider and model, as "provider:model" (see
+// ParseSpec). Empty means DefaultSpec.
+func ModelSpec(spec string) Option {
+	return func(p *Planner) { p.spec.Provider, p.spec.Model = "", spec }
+}
+
+// LLM makes the planner use m, a langchaingo model, instead of building one
+// from the spec; name is what Artifact.Model reports. For tests and for
+// callers that build their own client.
+func LLM(m llms.Model, name string) Option {
+	return func(p *Planner) { p.model, p.spec = m, Spec{Provider: "custom", Model: name} }
+}
+
+// JSONMode turns the provider's JSON output mode on or off. It is on by
+// default for providers that have one (ollama, openai, googleai); turn it
+// off for OpenAI-compatible servers that reject response_format.
+func JSONMode(on bool) Option { return func(p *Planner) { p.jsonMode = on } }
+
+// Getenv supplies the environment the provider settings are read from
+// (OLLAMA_HOST, OPENAI_API_KEY, ...), and USER and HOME for the machine
+// description. The default is an empty environment; cmd/nash passes
+// os.Getenv.
+func Getenv(f func(string) string) Option { return func(p *Planner) { p.getenv = f } }
+
+// HTTPClient sets the client whose transport carries requests to the
+// provider; the planner adds retries on top of its transport.
+func HTTPClient(c *http.Client) Option { return func(p *Planner) { p.httpClient = c } }
+
+// Retry sets the retry policy for 429 and 5xx answers.
+func Retry(r RetryPolicy) Option { return func(p *Planner) { p.retry = r } }
+
+// Sleeper sets how the planner waits between retries (tests pass a fake).
+func Sleeper(f SleepFunc) Option { return func(p *Planner) { p.sleep = f } }
+
+// Timeout bounds each model call, retries included. Default 2 minutes.
+func Timeout(d time.Duration) Option { return func(p *Planner) { p.timeout = d } }
+
+// MaxRepairs sets how many times the model is asked again after an answer
+// that is empty, malformed or does not parse as bash. Default 2.
+func MaxRepairs(n int) Option { return func(p *Planner) { p.maxRepairs = n } }
+
+// MaxAnswerBytes caps the size of one answer; larger answers fail with
+// ErrAnswerTooLarge. Default 256 KiB.
+func MaxAnswerBytes(n int) Option { return func(p *Planner) { p.maxAnswer = n } }
+
+// TokenBudget sets the estimated tokens the variable parts of a prompt may
+// use (listing, history, examples, retrieved files). Default 3,000.
+func TokenBudget(n int) Option { return func(p *Planner) { p.budget = n } }
+
+// ListingLimit sets how many entries of the working directory are listed.
+// Default 60; 0 turns the listing off.
+func ListingLimit(n int) Option { return func(p *Planner) { p.listLimit = n } }
+
+// HistoryLimit sets how many recent session entries are sent. Default 5.
+func HistoryLimit(n int) Option { return func(p *Planner) { p.historyN = n } }
+
+// ExampleLimit sets how many remembered requests are shown as examples.
+// Default 3.
+func ExampleLimit(n int) Option { return func(p *Planner) { p.examplesK = n } }
+
+// UseMemory sets the memory of past requests used for examples.
+func UseMemory(m *Memory) Option { return func(p *Planner) { p.memory = m } }
+
+// UseRetriever sets the index that finds files by content; k is how many
+// files to ask for (default 5 when k <= 0).
+func UseRetriever(r Retriever, k int) Option {
+	return func(p *Planner) {
+		p.retriever = r
+		if k <= 0 {
+			k = 5
+		}
+		p.docsK = k
+	}
+}
+
+// Commands replaces the descriptions of nash's own commands.
+func Commands(c []Command) Option { return func(p *Planner) { p.commands = c } }
+
+// SystemInfo sets the machine description instead of detecting it.
+func SystemInfo(s System) Option { return func(p *Planner) { p.system, p.systemSet = s, true } }
+
+// New returns a Planner. Without ModelSpec or LLM it uses DefaultSpec.
+// Building the client contacts nothing; a missing key or unknown provider
+// fails here with a *ProviderError.
+func New(opts ...Option) (*Planner, error) {
+	p := &Planner{
+		retry:      DefaultRetryPolicy(),
+		sleep:      Sleep,
+		timeout:    2 * time.Minute,
+		maxRepairs: 2,
+		maxAnswer:  256 << 10,
+		maxTokens:  2048,
+		budget:     3000,
+		listLimit:  60,
+		historyN:   5,
+		examplesK:  3,
+		jsonMode:   true,
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	if p.getenv == nil {
+		p.getenv = func(string) string { return "" }
+	}
+	if p.commands == nil {
+		p.commands = DefaultCommands()
+	}
+	if !p.systemSet {
+		p.system = DetectSystem(p.getenv)
+	}
+	if p.model == nil {
+		spec, err := ParseSpec(p.spec.Model)
+		if err != nil {
+			return nil, err
+		}
+		p.spec = spec
+		base := p.httpClient
+		if base == nil {
+			base = &http.Client{}
+		}
+		rt := base.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		client := *base
+		// The body limit leaves room for the JSON envelope and escaping,
+		// and stays below the Ollama client's 512 kB line limit, past
+		// which it silently drops the answer.
+		client.Transport = &transport{base: rt, policy: p.retry, sleep: p.sleep, now: time.Now, maxBody: int64(p.maxAnswer)*3/2 + 4096}
+		m, u, err := NewModel(spec, p.getenv, &client)
+		if err != nil {
+			return nil, err
+		}
+		p.model, p.url = m, u
+		p.jsonMode = p.jsonMode && supportsJSONMode(spec.Provider)
+	}
+	return p, nil
+}
+
+// Model returns the provider spec in use, like "ollama:qwen2.5-coder:7b".
+func (p *Planner) Model() string { return p.spec.String() }
+
+// Memory returns the planner's memory, or nil.
+func (p *Planner) Memory() *Memory { return p.memory }
+
+// Remember stores a committed request in memory; without a memory it does
+// nothing.
+func (p *Planner) Remember(r Record) error {
+	if p.memory == nil {
+		return nil
+	}
+	return p.memory.Add(r)
+}
+
+// Plan turns req into an Artifact. It asks the model for the JSON answer,
+// parses it tolerantly and checks that the script parses as bash; after an
+// unusable answer it asks again with the exact problem, at most MaxRepairs
+// times. It runs nothing.
+func (p *Planner) Plan(ctx context.Context, req Request) (*Artifact, error) {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return nil, errors.New("plan: empty request")
+	}
+	parts, err := p.gather(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return p.ask(ctx, req.Prompt, parts)
+}
+
+// Revise returns a script that does what previous did, changed as little
+// as needed to follow feedback, with a diff from previous.
+func (p *Planner) Revise(ctx context.Context, req Request, previous, feedback string) (*Artifact, error) {
+	if strings.TrimSpace(feedback) == "" {
+		return nil, errors.New("revise: empty feedback")
+	}
+	prev := section{name: "previous", title: "Script proposed before", body: "```bash\n" + strings.TrimRight(previous, "\n") + "\n```"}
+	fb := section{name: "feedback", title: "The person's feedback on it", body: feedback + "\n\nRevise the script to follow the feedback, changing as little as needed; keep every other line as it is."}
+	parts, err := p.gather(ctx, req, prev, fb)
+	if err != nil {
+		return nil, fmt.Errorf("revise: %w", err)
+	}
+	a, err := p.ask(ctx, req.Prompt, parts)
+	if err != nil {
+		return nil, fmt.Errorf("revise: %w", err)
+	}
+	a.Previous = previous
+	if a.Script != "" {
+		a.Diff = UnifiedDiff("a/script", "b/script", previous, a.Script)
+	}
+	return a, nil
+}
+
+// Explain explains script step by step, grounded in a static reading of
+// it (the commands it runs).
+func (p *Planner) Explain(ctx context.Context, script string) (*Explanation, error) {
+	if err := CheckSyntax(script); err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	var user strings.Builder
+	fmt.Fprintf(&user, "## Script\n```bash\n%s\n```\n\n## Static analysis\n%s", strings.TrimRight(script, "\n"), staticSummary(script))
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, explainPrompt),
+		llms.TextParts(llms.ChatMessageTypeHuman, user.String()),
+	}
+	raw, _, err := p.call(ctx, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	return parseExplanation(raw)
+}
+
+// ask runs the answer-and-repair loop.
+func (p *Planner) ask(ctx context.Context, prompt string, parts promptParts) (*Artifact, error) {
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, parts.system),
+		llms.TextParts(llms.ChatMessageTypeHuman, parts.user()),
+	}
+	var lastErr error
+	calls := 0
+	for attempt := 0; attempt <= p.maxRepairs; attempt++ {
+		raw, n, err := p.call(ctx, msgs)
+		calls += n
+		var feedback string
+		switch {
+		case errors.Is(err, ErrEmptyAnswer):
+			feedback = "Your answer was empty. Answer with the JSON object described in the instructions."
+		case err != nil:
+			return nil, err
+		}
+		if err == nil {
+			ans, perr := ParseAnswer(raw)
+			var refusal *RefusalError
+			switch {
+			case errors.As(perr, &refusal):
+				return nil, perr
+			case perr != nil:
+				err = perr
+				feedback = fmt.Sprintf("Your answer could not be used (%v). Answer again with only the JSON object described in the instructions.", perr)
+			case ans.Question != "":
+				return p.artifact(prompt, ans, calls, parts), nil
+			default:
+				if serr := CheckSyntax(ans.Script); serr != nil {
+					err = serr
+					feedback = fmt.Sprintf("The script does not parse as bash: %v\nFix it and answer again with the whole JSON object.", errors.Unwrap(serr))
+				} else {
+					return p.artifact(prompt, ans, calls, parts), nil
+				}
+			}
+		}
+		lastErr = err
+		if raw == "" {
+			raw = "(empty)"
+		}
+		msgs = append(msgs,
+			llms.TextParts(llms.ChatMessageTypeAI, raw),
+			llms.TextParts(llms.ChatMessageTypeHuman, feedback))
+	}
+	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, p.maxRepairs+1, lastErr)
+}
+
+func (p *Planner) artifact(prompt string, a Answer, calls int, parts promptParts) *Artifact {
+	return &Artifact{
+		Request:      prompt,
+		Script:       a.Script,
+		Explanation:  a.Explanation,
+		NeedsNetwork: a.NeedsNetwork,
+		Question:     a.Question,
+		Model:        p.spec.String(),
+		Attempts:     calls,
+		Examples:     parts.examples,
+		Commands:     parts.commands,
+		Documents:    parts.docs,
+		Prompt:       parts.stats,
+	}
+}
+
+// call makes one model call within the timeout and returns the text of the
+// answer and how many model calls it counts as (always 1). An empty answer
+// gives ErrEmptyAnswer.
+func (p *Planner) call(ctx context.Context, msgs []llms.MessageContent) (string, int, error) {
+	if err := ctx.Err(); err != nil {
+		return "", 0, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	cctx, rec := withCallRecord(cctx)
+	opts := []llms.CallOption{llms.WithTemperature(0), llms.WithMaxTokens(p.maxTokens)}
+	if p.jsonMode {
+		opts = append(opts, llms.WithJSONMode())
+	}
+	resp, err := p.model.GenerateContent(cctx, msgs, opts...)
+	if err != nil {
+		return "", 1, p.callError(ctx, cctx, rec, err)
+	}
+	// A client may stop reading at our size limit and still report success
+	// (the Ollama client ignores scanner errors): trust the transport.
+	if terr, _ := rec.last(); errors.Is(terr, ErrAnswerTooLarge) {
+		return "", 1, fmt.Errorf("model %s: %w (limit %d bytes)", p.spec, ErrAnswerTooLarge, p.maxAnswer)
+	}
+	var b strings.Builder
+	for _, c := range resp.Choices {
+		if c != nil {
+			b.WriteString(c.Content)
+		}
+	}
+	text := b.String()
+	if len(text) > p.maxAnswer {
+		return "", 1, fmt.Errorf("model %s: %w (%d bytes, limit %d)", p.spec, ErrAnswerTooLarge, len(text), p.maxAnswer)
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", 1, fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
+	}
+	return text, 1, nil
+}
+
+// callError turns what went wrong in a model call into a clear, typed
+// error. The transport's record is consulted because some clients replace
+// transport errors with plain text.
+func (p *Planner) callError(parent, cctx context.Context, rec *callRecord, err error) error {
+	if perr := parent.Err(); perr != nil {
+		return fmt.Errorf("model %s: %w", p.spec, perr)
+	}
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("model %s: %w within %s: %w", p.spec, ErrTimeout, p.timeout, context.DeadlineExceeded)
+	}
+	terr, _ := rec.last()
+	if terr == nil {
+		terr = err
+	}
+	var serr *StatusError
+	switch {
+	case errors.As(terr, &serr):
+		return fmt.Errorf("model %s: %w", p.spec, serr)
+	case errors.Is(terr, ErrAnswerTooLarge):
+		return fmt.Errorf("model %s: %w", p.spec, ErrAnswerTooLarge)
+	case isUnreachable(terr):
+		return &ProviderError{Spec: p.spec.String(), URL: p.url, Err: fmt.Errorf("nothing answers: %w", terr)}
+	case isEmptyResponse(err):
+		return fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
+	}
+	return fmt.Errorf("model %s: %w", p.spec, err)
+}
+
+// isUnreachable reports whether err means no server listens: refused,
+// unknown host, no route.
+func isUnreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// isEmptyResponse matches the "no response" errors of langchaingo clients.
+func isEmptyResponse(err error) bool {
+	return errors.Is(err, openai.ErrEmptyResponse) || errors.Is(err, anthropic.ErrEmptyResponse) || errors.Is(err, ollama.ErrEmptyResponse)
+}
