@@ -245,8 +245,9 @@ type hit struct {
 }
 
 const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
+	bm25K1   = 1.2
+	bm25B    = 0.75
+	minCover = 0.25
 )
 
 func (x *bm25) add(terms []string) {
@@ -276,28 +277,41 @@ func (x *bm25) search(terms []string, k int) []hit {
 	if avg == 0 {
 		avg = 1
 	}
-	scores := make(map[int32]float64)
+	scores := make([]float64, n)
+	var touched []int32
 	seenTerm := make(map[string]bool, len(terms))
+	// best is the score of an ideal match: every query term once in a
+	// document of average length. A hit must reach minCover of it, so
+	// that sharing one common word ("files") is not enough.
+	var best float64
 	for _, t := range terms {
 		if seenTerm[t] {
 			continue
 		}
 		seenTerm[t] = true
 		ps := x.postings[t]
+		// A word no request has used counts as a rare word (df 1), not as
+		// an infinitely telling one.
+		df := float64(max(len(ps), 1))
+		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
+		best += idf
 		if len(ps) == 0 {
 			continue
 		}
-		df := float64(len(ps))
-		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			tf := float64(p.tf)
 			norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(x.lengths[p.doc])/avg))
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
 			scores[p.doc] += idf * norm
 		}
 	}
-	hits := make([]hit, 0, len(scores))
-	for d, s := range scores {
-		hits = append(hits, hit{doc: int(d), score: s})
+	var hits []hit
+	for _, d := range touched {
+		if s := scores[d]; s >= minCover*best {
+			hits = append(hits, hit{doc: int(d), score: s})
+		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		if a.score != b.score {
