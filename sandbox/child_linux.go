@@ -1,13 +1,438 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// ChildMain is the sandbox init: it builds the sandboxed root and runs the
-// script. It never returns.
+// Fds the parent passes to the init, after stdin, stdout and stderr.
+const (
+	configFd = 3
+	resultFd = 4
+)
+
+// ChildMain is the sandbox init, PID 1 of the sandbox's pid namespace: it
+// builds the root from the parent's plan, runs the script, reports its exit
+// code and exits, which kills every process the script left behind. It never
+// returns.
 func ChildMain() {
-	fmt.Fprintln(os.Stderr, "nash sandbox: init not built yet")
-	os.Exit(1)
+	syscall.CloseOnExec(configFd)
+	syscall.CloseOnExec(resultFd)
+	res := os.NewFile(resultFd, "result")
+	var cfg childConfig
+	r := childResult{}
+	if err := json.NewDecoder(os.NewFile(configFd, "config")).Decode(&cfg); err != nil {
+		r.Error = fmt.Sprintf("read sandbox config: %v", err)
+	} else {
+		r = runInit(&cfg)
+	}
+	_ = json.NewEncoder(res).Encode(r)
+	// Closing the pipe lets the parent go on while the kernel tears the
+	// namespaces down after this exit.
+	res.Close()
+	os.Exit(0)
+}
+
+func runInit(cfg *childConfig) childResult {
+	var r childResult
+	if err := buildRoot(cfg, &r); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if len(r.Failed) > 0 {
+		return r
+	}
+	if !cfg.Net {
+		if err := loopbackUp(); err != nil {
+			r.Error = fmt.Sprintf("bring up loopback: %v", err)
+			return r
+		}
+	}
+	code, err := runScript(cfg)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Started, r.ExitCode = true, code
+	return r
+}
+
+// buildRoot assembles the new root at cfg.Plan.Root and pivots into it.
+func buildRoot(cfg *childConfig, r *childResult) error {
+	p := &cfg.Plan
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	root := p.Root
+	if err := unix.Mount("nash", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=4m"); err != nil {
+		return fmt.Errorf("mount root tmpfs: %w", err)
+	}
+	// Overlays are independent of each other and most of their cost is in
+	// the kernel setting up each upper dir, so mount them in parallel once
+	// the skeleton they sit on exists.
+	var overlays []mountOp
+	for _, op := range p.Ops {
+		if op.Kind == opOverlay {
+			overlays = append(overlays, op)
+			continue
+		}
+		if err := doOp(root, p, op, cfg, r); err != nil {
+			return err
+		}
+	}
+	if err := mountOverlays(root, p, overlays, cfg, r); err != nil {
+		return err
+	}
+	if len(r.Failed) > 0 {
+		return nil
+	}
+	for _, h := range p.Hide {
+		target := root + h
+		if _, err := os.Lstat(target); err != nil {
+			continue
+		}
+		if err := unix.Mount("nash-hidden", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=4k"); err != nil {
+			return fmt.Errorf("hide %s: %w", h, err)
+		}
+	}
+	if err := os.Chdir(root); err != nil {
+		return fmt.Errorf("enter new root: %w", err)
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detach old root: %w", err)
+	}
+	if err := os.Chdir("/"); err != nil {
+		return fmt.Errorf("enter new root: %w", err)
+	}
+	// The skeleton is sealed: new entries directly in it could not be
+	// captured by any overlay.
+	if err := unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return fmt.Errorf("seal root: %w", err)
+	}
+	return nil
+}
+
+func doOp(root string, p *mountPlan, op mountOp, cfg *childConfig, r *childResult) error {
+	target := root + op.Path
+	if op.Path == "/" {
+		target = root
+	}
+	switch op.Kind {
+	case opDir:
+		if op.Path == "/" {
+			return os.Chmod(root, os.FileMode(op.Mode))
+		}
+		if err := os.Mkdir(target, os.FileMode(op.Mode)|0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", op.Path, err)
+		}
+		return os.Chmod(target, os.FileMode(op.Mode))
+	case opSymlink:
+		if err := os.Symlink(op.Target, target); err != nil {
+			return fmt.Errorf("create symlink %s: %w", op.Path, err)
+		}
+		return nil
+	case opOverlay:
+		if err := mountOverlay(target, op.Path, p.Layers[op.Layer]); err != nil {
+			if !cfg.Unprotected {
+				r.Failed = append(r.Failed, fmt.Sprintf("%s (%v)", op.Path, errnoText(err)))
+				return nil
+			}
+			if err := bind(op.Path, target, false, false); err != nil {
+				return err
+			}
+			r.Unprotected = append(r.Unprotected, op.Path)
+		}
+		return nil
+	case opBindRO:
+		return bind(op.Path, target, op.File, true)
+	case opProc:
+		if err := os.MkdirAll(target, 0o555); err != nil {
+			return fmt.Errorf("create %s: %w", op.Path, err)
+		}
+		if err := unix.Mount("proc", target, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("mount /proc: %w", err)
+		}
+		return nil
+	case opSys:
+		return bind(op.Path, target, false, true)
+	case opDev:
+		return buildDev(target, p, op, cfg, r)
+	}
+	return fmt.Errorf("unknown mount op %q", op.Kind)
+}
+
+// mountOverlays mounts the overlay ops with a few workers.
+func mountOverlays(root string, p *mountPlan, ops []mountOp, cfg *childConfig, r *childResult) error {
+	type result struct {
+		op  mountOp
+		err error
+	}
+	work := make(chan mountOp)
+	results := make(chan result)
+	workers := min(4, len(ops))
+	for range workers {
+		go func() {
+			for op := range work {
+				results <- result{op, mountOverlay(root+op.Path, op.Path, p.Layers[op.Layer])}
+			}
+		}()
+	}
+	go func() {
+		for _, op := range ops {
+			work <- op
+		}
+		close(work)
+	}()
+	var failed []result
+	for range ops {
+		if res := <-results; res.err != nil {
+			failed = append(failed, res)
+		}
+	}
+	sort.Slice(failed, func(i, j int) bool { return failed[i].op.Path < failed[j].op.Path })
+	for _, f := range failed {
+		if !cfg.Unprotected {
+			r.Failed = append(r.Failed, fmt.Sprintf("%s (%v)", f.op.Path, errnoText(f.err)))
+			continue
+		}
+		if err := bind(f.op.Path, root+f.op.Path, false, false); err != nil {
+			return err
+		}
+		r.Unprotected = append(r.Unprotected, f.op.Path)
+	}
+	return nil
+}
+
+// mountOverlay mounts an overlay of the host path lower at target.
+func mountOverlay(target, lower string, l layer) error {
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", target, err)
+	}
+	// volatile: the upper is scratch until commit, which syncs what it
+	// moves; without it every unmount would sync the whole file system.
+	opts := "userxattr,volatile,lowerdir=" + escapeOpt(lower) + ",upperdir=" + escapeOpt(l.Upper) + ",workdir=" + escapeOpt(l.Work)
+	return unix.Mount("overlay", target, "overlay", 0, opts)
+}
+
+// escapeOpt escapes the characters overlayfs's option parser treats
+// specially.
+func escapeOpt(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`).Replace(s)
+}
+
+// bind binds src onto target, recursively; readOnly makes every mount of the
+// bound tree read-only.
+func bind(src, target string, file, readOnly bool) error {
+	if file {
+		f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o444)
+		if err != nil {
+			return fmt.Errorf("create mount point %s: %w", src, err)
+		}
+		f.Close()
+	} else if err := os.MkdirAll(target, 0o755); err != nil {
+		return fmt.Errorf("create mount point %s: %w", src, err)
+	}
+	if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", src, err)
+	}
+	if !readOnly {
+		return nil
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(-1, target, unix.AT_RECURSIVE, attr); err != nil {
+		return fmt.Errorf("make %s read-only: %w", src, err)
+	}
+	return nil
+}
+
+// buildDev makes a minimal /dev: the usual nodes bound from the host, a
+// private devpts, /dev/shm overlaid, and the /proc/self/fd links.
+func buildDev(target string, p *mountPlan, op mountOp, cfg *childConfig, r *childResult) error {
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return fmt.Errorf("create /dev: %w", err)
+	}
+	if err := unix.Mount("nash-dev", target, "tmpfs", unix.MS_NOSUID, "mode=0755,size=64k"); err != nil {
+		return fmt.Errorf("mount /dev: %w", err)
+	}
+	for _, n := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
+		if _, err := os.Stat("/dev/" + n); err != nil {
+			continue
+		}
+		if err := bind("/dev/"+n, filepath.Join(target, n), true, false); err != nil {
+			return err
+		}
+	}
+	pts := filepath.Join(target, "pts")
+	if err := os.Mkdir(pts, 0o755); err != nil {
+		return fmt.Errorf("create /dev/pts: %w", err)
+	}
+	if err := unix.Mount("devpts", pts, "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount /dev/pts: %w", err)
+	}
+	links := map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"}
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(target, name)); err != nil {
+			return fmt.Errorf("create /dev/%s: %w", name, err)
+		}
+	}
+	shm := filepath.Join(target, "shm")
+	if op.Layer < 0 {
+		if err := os.Mkdir(shm, 0o1777); err != nil {
+			return fmt.Errorf("create /dev/shm: %w", err)
+		}
+		return unix.Mount("shm", shm, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777")
+	}
+	if err := mountOverlay(shm, "/dev/shm", p.Layers[op.Layer]); err != nil {
+		if !cfg.Unprotected {
+			r.Failed = append(r.Failed, fmt.Sprintf("/dev/shm (%v)", errnoText(err)))
+			return nil
+		}
+		if err := bind("/dev/shm", shm, false, false); err != nil {
+			return err
+		}
+		r.Unprotected = append(r.Unprotected, "/dev/shm")
+	}
+	return nil
+}
+
+// loopbackUp brings up lo in the sandbox's own network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// droppedCaps are removed from the script's bounding set: with them it
+// could unmount the overlays and reach the host's files, or trace the init.
+var droppedCaps = []int{
+	unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
+	unix.CAP_SYS_BOOT, unix.CAP_SYS_TIME, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE,
+	unix.CAP_SETPCAP,
+}
+
+// runScript runs the script as the init's only child and waits for it,
+// reaping every orphan meanwhile. It returns the script's exit code
+// (128+signal when a signal ended it).
+func runScript(cfg *childConfig) (int, error) {
+	// The terminal sends ctrl+c to the whole foreground group: the script
+	// decides what to do with it; the init must not die of it. Catching
+	// (not ignoring) keeps the script's own dispositions at their defaults.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
+
+	// Capabilities are per thread: drop them on this locked thread, which
+	// then forks the script. The thread is never unlocked, so the runtime
+	// retires it with the init.
+	runtime.LockOSThread()
+	if err := dropCaps(); err != nil {
+		return 0, fmt.Errorf("drop capabilities: %w", err)
+	}
+	dir := cfg.Dir
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = "/"
+	}
+	cmd := exec.Command(cfg.Shell, "-c", cfg.Script, "nash")
+	cmd.Env, cmd.Dir = cfg.Env, dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", cfg.Shell, err)
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		for s := range sigs {
+			if s == unix.SIGTERM || s == unix.SIGHUP {
+				_ = unix.Kill(pid, s.(syscall.Signal))
+			}
+		}
+	}()
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("wait for script: %w", err)
+		}
+		if wpid != pid {
+			continue // an orphan the init reaps
+		}
+		code := ws.ExitStatus()
+		if ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+		killAll()
+		return code, nil
+	}
+}
+
+// killAll kills every other process of the sandbox and reaps them, so that
+// nothing writes to the overlays once the init reports the run finished.
+func killAll() {
+	_ = unix.Kill(-1, unix.SIGKILL)
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return // ECHILD: all gone
+		}
+	}
+}
+
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for _, c := range droppedCaps {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// errnoText gives a short name for a mount error.
+func errnoText(err error) string {
+	var en unix.Errno
+	if errors.As(err, &en) {
+		return en.Error()
+	}
+	return err.Error()
 }

@@ -111,6 +111,12 @@ func newRootCmd(io stdio) *cobra.Command {
 	// One line per subcommand; each lives in its own file.
 	root.AddCommand(
 		newVersionCmd(io),
+		newRunCmd(io),
+		newLogCmd(io),
+		newShowCmd(io),
+		newUndoCmd(io),
+		newForgetCmd(io),
+		newGCCmd(io),
 	)
 	return root
 }

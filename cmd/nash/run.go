@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/sandbox"
+)
+
+type runOptions struct {
+	yes         bool
+	json        bool
+	net         bool
+	unprotected bool
+	file        string
+}
+
+func newRunCmd(io stdio) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [--yes] [--json] [--net] (-- SCRIPT | -f FILE)",
+		Short: "run a shell script in the sandbox, show what it changed, then commit or abort",
+		Long: `Run a script (bash syntax) in a sandbox: the live files stay untouched while
+it runs; afterwards nash shows exactly what changed and asks whether to
+commit or abort. Every commit can be undone with 'nash undo'.
+
+The script's exit code becomes nash's exit code.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd.Context(), cmd, o, args, io)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.yes, "yes", "y", false, "commit without asking")
+	f.BoolVar(&o.json, "json", false, "print one JSON object describing the run")
+	f.BoolVar(&o.net, "net", false, "give the script the network (default: loopback only)")
+	f.BoolVar(&o.unprotected, "unprotected", false, "run even where the sandbox cannot hold back changes (they happen live)")
+	f.StringVarP(&o.file, "file", "f", "", "read the script from `FILE` (- for stdin)")
+	return cmd
+}
+
+// runResult is the --json output of nash run.
+type runResult struct {
+	ID          string             `json:"id"`
+	ExitCode    int                `json:"exit_code"`
+	Committed   bool               `json:"committed"`
+	Changes     []jsonChange       `json:"changes"`
+	Unprotected []string           `json:"unprotected,omitempty"`
+	Unsandboxed bool               `json:"unsandboxed,omitempty"`
+	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
+}
+
+type jsonChange struct {
+	Path string       `json:"path"`
+	Kind effects.Kind `json:"kind"`
+}
+
+func readScript(o runOptions, args []string, io stdio) (string, error) {
+	switch {
+	case o.file != "" && len(args) > 0:
+		return "", usageError{"give the script as arguments or with -f, not both"}
+	case o.file == "-":
+		b, err := readAll(io.in)
+		return string(b), err
+	case o.file != "":
+		b, err := os.ReadFile(o.file)
+		if err != nil {
+			return "", fmt.Errorf("read script: %w", err)
+		}
+		return string(b), nil
+	case len(args) == 0:
+		return "", usageError{"nothing to run: give a script after -- or a file with -f"}
+	}
+	return strings.Join(args, " "), nil
+}
+
+func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string, io stdio) error {
+	script, err := readScript(o, args, io)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(script) == "" {
+		return usageError{"the script is empty"}
+	}
+	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+	if err != nil {
+		return wrapSandboxErr(err)
+	}
+	p, err := sb.Run(ctx, script)
+	if err != nil {
+		return wrapSandboxErr(err)
+	}
+	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
+	for _, c := range p.Changes.Changes {
+		res.Changes = append(res.Changes, jsonChange{Path: c.Path, Kind: c.Kind})
+	}
+	msg := io.err // nash's own words go to stderr; the script owns stdout
+	if p.Unsandboxed {
+		fmt.Fprintln(msg, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
+		return finishRun(o, res, io)
+	}
+	if len(p.Unprotected) > 0 {
+		fmt.Fprintf(msg, "nash: these paths were NOT protected and were changed live: %s\n", quoteAll(p.Unprotected))
+	}
+	if p.Changes.Len() == 0 {
+		_ = sb.Abort(p.ID)
+		if !o.json {
+			fmt.Fprintln(msg, "nash: no changes")
+		}
+		return finishRun(o, res, io)
+	}
+	if !o.json || !o.yes {
+		if err := effects.WriteSummary(msg, p.Changes, summaryOptions(msg)); err != nil {
+			return err
+		}
+	}
+	commit := o.yes
+	if !commit {
+		commit, err = askCommit(sb, p, io)
+		if err != nil {
+			_ = sb.Abort(p.ID)
+			return err
+		}
+	}
+	if !commit {
+		if err := sb.Abort(p.ID); err != nil {
+			return err
+		}
+		if !o.json {
+			fmt.Fprintln(msg, "nash: aborted; nothing was changed")
+		}
+		if err := finishRun(o, res, io); err != nil {
+			return err
+		}
+		return exitError{exitAborted}
+	}
+	tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{})
+	if err != nil {
+		var ce *sandbox.ConflictError
+		if errors.As(err, &ce) {
+			_ = sb.Abort(p.ID)
+			res.Conflicts = ce.Conflicts
+			if o.json {
+				_ = finishRun(o, res, io)
+				return exitError{exitConflict}
+			}
+		}
+		return wrapSandboxErr(err)
+	}
+	res.Committed = true
+	if !o.json {
+		fmt.Fprintf(msg, "nash: committed as transaction %s (undo with: nash undo %s)\n", tx.ID, tx.ID)
+	}
+	return finishRun(o, res, io)
+}
+
+// finishRun prints the JSON result if asked and passes the script's exit
+// code on.
+func finishRun(o runOptions, res runResult, io stdio) error {
+	if o.json {
+		enc := json.NewEncoder(io.out)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	}
+	if res.ExitCode != 0 {
+		return exitError{res.ExitCode}
+	}
+	return nil
+}
+
+// askCommit asks on stderr and reads stdin until the person chooses.
+// End of input means abort: nothing is ever committed by default.
+func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) {
+	in := bufio.NewReader(io.in)
+	for {
+		fmt.Fprint(io.err, "commit these changes? [c]ommit, [a]bort, [d]iff: ")
+		line, err := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "c", "commit", "y", "yes":
+			return true, nil
+		case "a", "abort", "n", "no":
+			return false, nil
+		case "d", "diff":
+			writeRunDiff(sb, p, io)
+			continue
+		}
+		if err != nil {
+			fmt.Fprintln(io.err)
+			return false, nil
+		}
+	}
+}
+
+// writeRunDiff shows unified diffs of the modified regular files.
+func writeRunDiff(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) {
+	for _, c := range p.Changes.Changes {
+		if c.Kind != effects.Modified && c.Kind != effects.Created {
+			continue
+		}
+		newPath, ok := sb.NewVersion(p.ID, c.Path)
+		if !ok {
+			continue
+		}
+		var old []byte
+		if c.Kind == effects.Modified {
+			old, _ = os.ReadFile(c.Path)
+		}
+		nb, err := os.ReadFile(newPath)
+		if err != nil {
+			continue
+		}
+		_ = effects.Diff(io.err, c.Path, old, nb, effects.DiffOptions{})
+	}
+}
+
+func quoteAll(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = effects.Quote(p)
+	}
+	return strings.Join(q, ", ")
+}

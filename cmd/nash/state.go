@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/sandbox"
+)
+
+// openSandbox opens the sandbox with the state dir from --state-dir,
+// NASH_STATE_DIR or the XDG default. It recovers unfinished transactions.
+func openSandbox(ctx context.Context, cmd *cobra.Command, io stdio, opts ...sandbox.Option) (*sandbox.Sandbox, error) {
+	dir, _ := cmd.Flags().GetString("state-dir")
+	if dir == "" {
+		dir = os.Getenv("NASH_STATE_DIR")
+	}
+	if dir != "" {
+		opts = append([]sandbox.Option{sandbox.StateDir(dir)}, opts...)
+	}
+	opts = append(opts, sandbox.Stdio(io.in, io.out, io.err))
+	return sandbox.New(ctx, opts...)
+}
+
+// sandboxError gives sandbox errors their exit codes.
+type sandboxError struct{ err error }
+
+func (e sandboxError) Error() string { return e.err.Error() }
+func (e sandboxError) Unwrap() error { return e.err }
+
+// ExitCode maps the error to nash's documented exit codes.
+func (e sandboxError) ExitCode() int {
+	var ue *sandbox.UnavailableError
+	var ce *sandbox.ConflictError
+	switch {
+	case errors.As(e.err, &ue):
+		return exitNoSandbox
+	case errors.As(e.err, &ce):
+		return exitConflict
+	}
+	return exitFailure
+}
+
+func wrapSandboxErr(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return sandboxError{err}
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// termWidth is the width of the terminal w writes to, or 0.
+func termWidth(w any) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
+func summaryOptions(w any) effects.SummaryOptions {
+	home, _ := os.UserHomeDir()
+	return effects.SummaryOptions{Width: termWidth(w), Home: home}
+}
+
+// absPaths makes command-line paths absolute.
+func absPaths(args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		p, err := filepath.Abs(a)
+		if err != nil {
+			return nil, fmt.Errorf("path %s: %w", effects.Quote(a), err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// parseSize reads sizes like 500M, 2G, 1024.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40} {
+		if t, ok := strings.CutSuffix(strings.TrimSuffix(s, "B"), suffix); ok && t != "" {
+			s, mult = t, m
+			break
+		}
+	}
+	s = strings.TrimSuffix(s, "B")
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("size %q: want a number with an optional K, M, G or T", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// parseAge reads durations like 36h or 7d.
+func parseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("duration %q: want e.g. 7d or 36h", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("duration %q: want e.g. 7d or 36h", s)
+	}
+	return d, nil
+}

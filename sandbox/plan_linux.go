@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+// opKind names one step of building the sandbox's root.
+type opKind string
+
+const (
+	opDir     opKind = "dir"     // a directory in the root skeleton
+	opSymlink opKind = "symlink" // a symlink in the root skeleton
+	opOverlay opKind = "overlay" // an overlay whose lower is the host path
+	opBindRO  opKind = "bind-ro" // a read-only bind of the host path
+	opBindRW  opKind = "bind-rw" // a live bind: only with Unprotected
+	opProc    opKind = "proc"    // a fresh procfs
+	opSys     opKind = "sys"     // a recursive read-only bind of /sys
+	opDev     opKind = "dev"     // a tmpfs with device nodes, devpts, and /dev/shm
+)
+
+// mountOp is one step; ops run in order, parents before children.
+type mountOp struct {
+	Kind   opKind `json:"k"`
+	Path   string `json:"p"`
+	Target string `json:"t,omitempty"` // symlink target
+	Mode   uint32 `json:"m,omitempty"` // directory permissions
+	Layer  int    `json:"l,omitempty"` // overlay layer index; for opDev the /dev/shm layer or -1
+	File   bool   `json:"f,omitempty"` // the bound path is not a directory
+}
+
+// layer is one overlay: the host mount point it covers and its upper and work
+// directories.
+type layer struct {
+	Point string `json:"point"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
+}
+
+// mountPlan is everything the sandbox init needs to build the root.
+type mountPlan struct {
+	Root     string    `json:"root"`
+	Ops      []mountOp `json:"ops"`
+	Layers   []layer   `json:"layers"`
+	ReadOnly []string  `json:"read_only,omitempty"` // paths that stay read-only inside
+	Hide     []string  `json:"hide,omitempty"`      // paths covered by an empty read-only tmpfs
+}
+
+// kernelFS are file systems that are interfaces to the kernel, not storage:
+// they are bound read-only, never overlaid.
+var kernelFS = map[string]bool{
+	"proc": true, "sysfs": true, "cgroup": true, "cgroup2": true, "devpts": true,
+	"mqueue": true, "bpf": true, "debugfs": true, "tracefs": true, "securityfs": true,
+	"pstore": true, "configfs": true, "fusectl": true, "binfmt_misc": true,
+	"autofs": true, "efivarfs": true, "hugetlbfs": true, "nsfs": true, "devtmpfs": true,
+}
+
+// hostView is the part of the host file system the planner reads; tests fake it.
+type hostView interface {
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	Readlink(p string) (string, error)
+	Lstat(p string) (fs.FileInfo, error)
+}
+
+type osView struct{}
+
+func (osView) ReadDir(d string) ([]fs.DirEntry, error) { return os.ReadDir(d) }
+func (osView) Readlink(p string) (string, error)       { return os.Readlink(p) }
+func (osView) Lstat(p string) (fs.FileInfo, error)     { return os.Lstat(p) }
+
+// buildPlan decides, for every part of the host tree, how it appears in the
+// sandbox. A directory with no mount below it is overlaid (or bound
+// read-only when its mount is read-only or a kernel interface). A directory
+// with mounts below cannot be an overlay lower in a user namespace (its
+// children are locked), so it becomes a read-only skeleton whose entries are
+// planned one by one.
+func buildPlan(mounts []mountEntry, host hostView) (*mountPlan, error) {
+	p := &mountPlan{}
+	points := make([]string, 0, len(mounts))
+	byPoint := map[string]mountEntry{}
+	for _, m := range mounts {
+		points = append(points, m.Point)
+		byPoint[m.Point] = m
+	}
+	sort.Strings(points)
+	b := planner{p: p, points: points, byPoint: byPoint, host: host}
+	if err := b.visit("/"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+type planner struct {
+	p       *mountPlan
+	points  []string
+	byPoint map[string]mountEntry
+	host    hostView
+}
+
+// mountOf returns the mount that holds dir.
+func (b *planner) mountOf(dir string) mountEntry {
+	best := mountEntry{Point: "/"}
+	for _, pt := range b.points {
+		if under(dir, pt) && len(pt) >= len(best.Point) {
+			best = b.byPoint[pt]
+		}
+	}
+	return best
+}
+
+// hasMountBelow reports whether a mount point lies strictly below dir.
+func (b *planner) hasMountBelow(dir string) bool {
+	for _, pt := range b.points {
+		if pt != dir && under(pt, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *planner) visit(dir string) error {
+	switch dir {
+	case "/proc":
+		b.p.Ops = append(b.p.Ops, mountOp{Kind: opProc, Path: dir})
+		return nil
+	case "/sys":
+		b.p.Ops = append(b.p.Ops, mountOp{Kind: opSys, Path: dir})
+		return nil
+	case "/dev":
+		op := mountOp{Kind: opDev, Path: dir, Layer: -1}
+		if fi, err := b.host.Lstat("/dev/shm"); err == nil && fi.IsDir() && !b.hasMountBelow("/dev/shm") {
+			op.Layer = b.addLayer("/dev/shm")
+		}
+		b.p.Ops = append(b.p.Ops, op)
+		return nil
+	}
+	if !b.hasMountBelow(dir) {
+		m := b.mountOf(dir)
+		if m.ReadOnly || kernelFS[m.FSType] {
+			b.p.Ops = append(b.p.Ops, mountOp{Kind: opBindRO, Path: dir})
+			b.p.ReadOnly = append(b.p.ReadOnly, dir)
+			return nil
+		}
+		b.p.Ops = append(b.p.Ops, mountOp{Kind: opOverlay, Path: dir, Layer: b.addLayer(dir)})
+		return nil
+	}
+	fi, err := b.host.Lstat(dir)
+	if err != nil {
+		return nil // vanished or unreadable: it simply does not appear
+	}
+	b.p.Ops = append(b.p.Ops, mountOp{Kind: opDir, Path: dir, Mode: uint32(fi.Mode().Perm())})
+	b.p.ReadOnly = append(b.p.ReadOnly, dir+"/ (new entries)")
+	entries, err := b.host.ReadDir(dir)
+	if err != nil {
+		return nil // an unreadable sealed directory stays empty, as it looks to the user
+	}
+	for _, e := range entries {
+		child := path.Join(dir, e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			t, err := b.host.Readlink(child)
+			if err != nil {
+				continue
+			}
+			b.p.Ops = append(b.p.Ops, mountOp{Kind: opSymlink, Path: child, Target: t})
+		case e.IsDir():
+			if err := b.visit(child); err != nil {
+				return err
+			}
+		default:
+			b.p.Ops = append(b.p.Ops, mountOp{Kind: opBindRO, Path: child, File: true})
+			b.p.ReadOnly = append(b.p.ReadOnly, child)
+		}
+	}
+	return nil
+}
+
+func (b *planner) addLayer(point string) int {
+	b.p.Layers = append(b.p.Layers, layer{Point: point})
+	return len(b.p.Layers) - 1
+}
+
+// under reports whether p is root or below it.
+func under(p, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}

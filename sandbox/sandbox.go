@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrUnsupported is returned where Linux namespaces are not available at all
+// (another OS).
+var ErrUnsupported = errors.New("the sandbox needs Linux")
+
+// UnavailableError says the sandbox cannot be built here and why. Nothing was
+// run.
+type UnavailableError struct {
+	Reason string   // what is missing, in a sentence
+	Paths  []string // paths that could not be protected, when that is the cause
+}
+
+func (e *UnavailableError) Error() string {
+	if len(e.Paths) == 0 {
+		return "sandbox unavailable: " + e.Reason
+	}
+	return fmt.Sprintf("sandbox unavailable: %s: %s", e.Reason, strings.Join(e.Paths, ", "))
+}
+
+// ConflictError says an undo (or commit) would overwrite paths that changed
+// since; nothing was changed.
+type ConflictError struct {
+	Conflicts []Conflict
+}
+
+// Conflict names one path and why it conflicts.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d path(s) changed since: ", len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		if i == 3 {
+			fmt.Fprintf(&b, ", and %d more", len(e.Conflicts)-3)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", strconvQuote(c.Path), c.Reason)
+	}
+	return b.String()
+}
+
+// NotFoundError says a transaction id is unknown.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("no transaction %s", e.ID) }
+
+// Sandbox runs scripts and manages the transactions they produce. It is safe
+// for use by one goroutine; concurrent nash processes serialize through a
+// lock file.
+type Sandbox struct {
+	stateDir    string
+	network     bool
+	unprotected bool
+	stdin       io.Reader
+	stdout      io.Writer
+	stderr      io.Writer
+	dir         string
+	env         []string
+	shell       string
+	exe         string
+	// torndown holds, per pending run of this process, a channel that
+	// yields once the run's namespaces are gone.
+	torndown map[string]<-chan error
+}
+
+// Option configures a Sandbox.
+type Option func(*Sandbox)
+
+// StateDir sets where transactions, undo layers and the journal live.
+func StateDir(dir string) Option { return func(s *Sandbox) { s.stateDir = dir } }
+
+// Network gives scripts the host's network instead of loopback only.
+func Network(on bool) Option { return func(s *Sandbox) { s.network = on } }
+
+// Unprotected lets a run go ahead when some paths cannot be overlaid (they are
+// then changed live and named in the result), or with no sandbox at all when
+// namespaces are unavailable. Off by default: nash refuses instead.
+func Unprotected(on bool) Option { return func(s *Sandbox) { s.unprotected = on } }
+
+// Stdio sets the script's standard streams (default: nash's own).
+func Stdio(in io.Reader, out, err io.Writer) Option {
+	return func(s *Sandbox) { s.stdin, s.stdout, s.stderr = in, out, err }
+}
+
+// Dir sets the script's working directory (default: nash's).
+func Dir(dir string) Option { return func(s *Sandbox) { s.dir = dir } }
+
+// Env sets the script's environment (default: nash's).
+func Env(env []string) Option { return func(s *Sandbox) { s.env = env } }
+
+// Shell sets the shell that runs scripts (default: bash, else sh).
+func Shell(path string) Option { return func(s *Sandbox) { s.shell = path } }
+
+// Executable sets the binary re-executed as the sandbox init (default: this
+// process's own executable). Tests point it at a built nash.
+func Executable(path string) Option { return func(s *Sandbox) { s.exe = path } }
+
+// DefaultStateDir is $XDG_STATE_HOME/nash, or ~/.local/state/nash.
+func DefaultStateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "nash"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find state dir: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "nash"), nil
+}
+
+func strconvQuote(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' || r >= 0x80 {
+			return fmt.Sprintf("%q", s)
+		}
+	}
+	return s
+}

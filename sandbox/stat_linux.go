@@ -1,0 +1,5 @@
+package sandbox
+
+import "syscall"
+
+type unixStat = syscall.Stat_t

@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TxState is the state of a transaction.
+type TxState string
+
+// Transaction states.
+const (
+	StateCommitted    TxState = "committed"
+	StatePartlyUndone TxState = "partly_undone"
+	StateUndone       TxState = "undone"
+	StateForgotten    TxState = "forgotten" // its undo layer was released
+)
+
+// Tx is one transaction: a committed run or an undo.
+type Tx struct {
+	ID        string    `json:"id"`
+	Time      time.Time `json:"time"`
+	Script    string    `json:"script,omitempty"`
+	Prompt    string    `json:"prompt,omitempty"`
+	Dir       string    `json:"dir,omitempty"`
+	State     TxState   `json:"state"`
+	Changes   int       `json:"changes"`
+	UndoBytes int64     `json:"undo_bytes"`
+	ExitCode  int       `json:"exit_code"`
+	// Undoes is the transaction this one reverses, for an undo.
+	Undoes string `json:"undoes,omitempty"`
+	// UndoneOps maps an operation index to the transaction that undid it.
+	UndoneOps map[int]string `json:"undone_ops,omitempty"`
+	// Ops is how many operations the transaction applied.
+	Ops int `json:"ops"`
+}
+
+// runState is the state of a sandboxed run that is not yet committed.
+type runState string
+
+const (
+	runRunning runState = "running"
+	runPending runState = "pending"
+)
+
+// runRecord describes a run while it is running or pending review.
+type runRecord struct {
+	ID       string    `json:"id"`
+	Script   string    `json:"script"`
+	Prompt   string    `json:"prompt,omitempty"`
+	Dir      string    `json:"dir"`
+	Started  time.Time `json:"started"`
+	PID      int       `json:"pid"`
+	PIDStart string    `json:"pid_start"` // start time of PID, to tell pid reuse
+	Layers   []layer   `json:"layers"`
+	State    runState  `json:"state"`
+	ExitCode int       `json:"exit_code"`
+	Scratch  string    `json:"scratch,omitempty"` // tmpfs dir holding some layers
+}
+
+// layout names the files of the state directory.
+type layout string
+
+func (l layout) lockFile() string          { return filepath.Join(string(l), "lock") }
+func (l layout) seqFile() string           { return filepath.Join(string(l), "seq") }
+func (l layout) runsDir() string           { return filepath.Join(string(l), "runs") }
+func (l layout) runDir(id string) string   { return filepath.Join(string(l), "runs", id) }
+func (l layout) txDir() string             { return filepath.Join(string(l), "tx") }
+func (l layout) txFile(id string) string   { return filepath.Join(string(l), "tx", id+".json") }
+func (l layout) layersDir() string         { return filepath.Join(string(l), "layers") }
+func (l layout) layerDir(id string) string { return filepath.Join(string(l), "layers", id) }
+func (l layout) journalDir() string        { return filepath.Join(string(l), "journal") }
+func (l layout) walFile(id string) string  { return filepath.Join(string(l), "journal", id+".wal") }
+
+func (l layout) ensure() error {
+	for _, d := range []string{string(l), l.runsDir(), l.txDir(), l.layersDir(), l.journalDir()} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("create state dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// newRun allocates an id for a run and creates its directory; the caller
+// holds the lock. The counter need not be durable: an id is taken only if
+// neither a run nor a transaction has it.
+func (l layout) newRun() (string, error) {
+	n := l.lastID()
+	for {
+		n++
+		id := strconv.Itoa(n)
+		if _, err := os.Stat(l.txFile(id)); err == nil {
+			continue
+		}
+		if err := os.Mkdir(l.runDir(id), 0o700); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			return "", fmt.Errorf("create run dir: %w", err)
+		}
+		if err := os.WriteFile(l.seqFile(), []byte(id+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("write id counter: %w", err)
+		}
+		return id, nil
+	}
+}
+
+func (l layout) lastID() int {
+	b, err := os.ReadFile(l.seqFile())
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// nextID allocates the next transaction id; the caller holds the lock.
+func (l layout) nextID() (string, error) {
+	n := l.lastID()
+	for {
+		n++
+		_, e1 := os.Stat(l.txFile(strconv.Itoa(n)))
+		_, e2 := os.Stat(l.runDir(strconv.Itoa(n)))
+		if e1 != nil && e2 != nil {
+			break
+		}
+	}
+	if err := writeFileAtomic(l.seqFile(), []byte(strconv.Itoa(n)+"\n")); err != nil {
+		return "", fmt.Errorf("write id counter: %w", err)
+	}
+	return strconv.Itoa(n), nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeJSONVolatile writes a file that need not survive a crash (a run's
+// own record: a run interrupted by a crash is discarded anyway).
+func writeJSONVolatile(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (l layout) readTx(id string) (*Tx, error) {
+	var t Tx
+	if err := readJSON(l.txFile(id), &t); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &NotFoundError{ID: id}
+		}
+		return nil, err
+	}
+	return &t, nil
+}
+
+func (l layout) writeTx(t *Tx) error { return writeJSON(l.txFile(t.ID), t) }
+
+// listTx returns every transaction, oldest first.
+func (l layout) listTx() ([]*Tx, error) {
+	entries, err := os.ReadDir(l.txDir())
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []*Tx
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(id, ".") {
+			continue
+		}
+		t, err := l.readTx(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	sortTx(out)
+	return out, nil
+}
+
+func sortTx(txs []*Tx) {
+	num := func(id string) int { n, _ := strconv.Atoi(id); return n }
+	for i := 1; i < len(txs); i++ {
+		for j := i; j > 0 && num(txs[j].ID) < num(txs[j-1].ID); j-- {
+			txs[j], txs[j-1] = txs[j-1], txs[j]
+		}
+	}
+}
