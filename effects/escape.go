@@ -195,3 +195,42 @@ func visible(r rune) bool {
 	}
 	return unicode.IsPrint(r)
 }
+
+// EscapeJSON makes JSON text safe to print on a terminal: every rune that
+// Escape would make visible and that JSON encoders leave raw (bidi
+// controls, zero-width and other invisible characters) is rewritten as a
+// \uXXXX escape, which decodes to the same string. Control characters are
+// already escaped by encoding/json. b must be valid JSON.
+func EscapeJSON(b []byte) []byte {
+	s := string(b)
+	first := -1
+	for i, r := range s {
+		if r >= utf8.RuneSelf && !visible(r) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return b
+	}
+	var out strings.Builder
+	out.Grow(len(s) + 16)
+	out.WriteString(s[:first])
+	for _, r := range s[first:] {
+		if r < utf8.RuneSelf || visible(r) {
+			out.WriteRune(r)
+			continue
+		}
+		if r > 0xffff {
+			r -= 0x10000
+			out.WriteString(`\u`)
+			writeHex(&out, uint32(0xd800+(r>>10)), 4)
+			out.WriteString(`\u`)
+			writeHex(&out, uint32(0xdc00+(r&0x3ff)), 4)
+			continue
+		}
+		out.WriteString(`\u`)
+		writeHex(&out, uint32(r), 4)
+	}
+	return []byte(out.String())
+}

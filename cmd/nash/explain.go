@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nash-shell/nash/effects"
+)
+
+// explainOptions are the flags of nash explain.
+type explainOptions struct {
+	json bool
+	file string
+}
+
+func newExplainCmd(io stdio) *cobra.Command {
+	var opts explainOptions
+	cmd := &cobra.Command{
+		Use:   "explain [--json] SCRIPT | explain [--json] -f FILE",
+		Short: "show what a script would run and touch, without running it",
+		Long: "explain parses a shell script and prints what it would do: the commands it can run,\n" +
+			"the paths it reads, writes, creates and deletes, its network use, privilege and risk.\n" +
+			"Nothing is run. Quote the script, or put it after --: nash explain -- rm -rf build",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExplain(cmd.Context(), opts, args, io)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
+	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the script from `FILE` (- for standard input)")
+	return cmd
+}
+
+// runExplain prints the static report of a script.
+func runExplain(ctx context.Context, opts explainOptions, args []string, io stdio) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var script string
+	switch {
+	case opts.file != "" && len(args) > 0:
+		return usageError{"explain: give a script or -f FILE, not both"}
+	case opts.file == "-":
+		b, err := readAllLimited(io.in)
+		if err != nil {
+			return fmt.Errorf("explain: read standard input: %w", err)
+		}
+		script = string(b)
+	case opts.file != "":
+		f, err := os.Open(opts.file)
+		if err != nil {
+			return fmt.Errorf("explain: %w", err)
+		}
+		b, err := readAllLimited(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("explain: read %s: %w", effects.Quote(opts.file), err)
+		}
+		script = string(b)
+	case len(args) == 0:
+		return usageError{"explain: missing SCRIPT (or -f FILE)"}
+	default:
+		script = strings.Join(args, " ")
+	}
+	var aopts []effects.Option
+	if wd, err := os.Getwd(); err == nil {
+		aopts = append(aopts, effects.Dir(wd))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		aopts = append(aopts, effects.Home(home))
+	}
+	rep, err := effects.Analyze(script, aopts...)
+	if err != nil {
+		return fmt.Errorf("explain: %w", err)
+	}
+	if opts.json {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return fmt.Errorf("explain: encode report: %w", err)
+		}
+		b = append(effects.EscapeJSON(b), '\n')
+		if _, err := io.out.Write(b); err != nil {
+			return fmt.Errorf("explain: write report: %w", err)
+		}
+		return nil
+	}
+	return writeReport(io.out, script, rep)
+}
+
+// maxScriptBytes bounds the script explain reads.
+const maxScriptBytes = 4 << 20
+
+// readAllLimited reads r up to maxScriptBytes.
+func readAllLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxScriptBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxScriptBytes {
+		return nil, fmt.Errorf("script larger than %d bytes", maxScriptBytes)
+	}
+	return b, nil
+}
+
+// writeReport prints a report for people, every name escaped.
+func writeReport(w io.Writer, script string, rep *effects.Report) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "script:")
+	for _, line := range strings.Split(strings.TrimRight(effects.EscapeText(script), "\n"), "\n") {
+		fmt.Fprintf(bw, "  %s\n", line)
+	}
+	reason := ""
+	for _, f := range rep.Findings {
+		if f.Risk == rep.Risk {
+			reason = " (" + f.Reason + ")"
+			break
+		}
+	}
+	fmt.Fprintf(bw, "risk: %s%s\n", rep.Risk, reason)
+	var flags []string
+	if rep.Network {
+		flags = append(flags, "uses the network")
+	}
+	if rep.Privileged {
+		flags = append(flags, "runs with privilege")
+	}
+	if rep.Irreversible {
+		flags = append(flags, "does things the sandbox cannot undo")
+	}
+	if len(flags) > 0 {
+		fmt.Fprintf(bw, "note: %s\n", strings.Join(flags, ", "))
+	}
+	fmt.Fprintln(bw, "commands:")
+	for _, c := range rep.Commands {
+		words := []string{effects.Quote(c.Name)}
+		for _, a := range c.Args {
+			words = append(words, effects.Quote(a))
+		}
+		via := ""
+		if len(c.Via) > 0 {
+			via = "  (via " + effects.Escape(strings.Join(c.Via, ", ")) + ")"
+		}
+		fmt.Fprintf(bw, "  %d:%d  %s%s\n", c.Line, c.Col, strings.Join(words, " "), via)
+	}
+	if len(rep.Paths) > 0 {
+		fmt.Fprintln(bw, "paths:")
+		for _, p := range rep.Paths {
+			var notes []string
+			if p.Recursive {
+				notes = append(notes, "recursive")
+			}
+			if p.Glob {
+				notes = append(notes, "glob")
+			}
+			if p.Dynamic {
+				notes = append(notes, "known at run time")
+			}
+			note := ""
+			if len(notes) > 0 {
+				note = "  (" + strings.Join(notes, ", ") + ")"
+			}
+			fmt.Fprintf(bw, "  %-7s %s  by %s%s\n", p.Access, effects.Quote(p.Path), effects.Quote(p.Command), note)
+		}
+	}
+	if len(rep.Findings) > 0 {
+		fmt.Fprintln(bw, "findings:")
+		for _, f := range rep.Findings {
+			fmt.Fprintf(bw, "  %-18s line %d: %s\n", f.Risk, f.Line, f.Reason)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("explain: write report: %w", err)
+	}
+	return nil
+}

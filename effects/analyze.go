@@ -1,0 +1,865 @@
+package effects
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxAlternatives bounds how many values one word may expand to through
+// brace expansion and loop variables; past it the word becomes a glob.
+const maxAlternatives = 32
+
+// Analyze predicts what script does, without running it: the commands it
+// can run (through wrappers, substitutions, functions and strings run as
+// scripts), the paths it reads, writes, creates and deletes, its network
+// use, privilege and effects the sandbox cannot undo, and a risk level
+// with a reason for each finding. The script is parsed as bash. A script
+// that does not parse gives a *ParseError.
+//
+// Analysis is static: globs stay globs, and paths that depend on variables
+// or command output are marked dynamic rather than guessed. The report is a
+// prediction; compare it with what a sandboxed run did using Compare.
+func Analyze(script string, opts ...Option) (*Report, error) {
+	cfg := config{maxDepth: 8}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.dir != "" {
+		cfg.dir = path.Clean(cfg.dir)
+	}
+	if cfg.home != "" {
+		cfg.home = path.Clean(cfg.home)
+	}
+	f, err := parse(script)
+	if err != nil {
+		return nil, err
+	}
+	a := &analyzer{
+		cfg:   cfg,
+		rep:   &Report{Commands: []Command{}, Paths: []PathUse{}, Findings: []Finding{}},
+		cwd:   cfg.dir,
+		vars:  map[string][]wordVal{},
+		funcs: map[string]bool{},
+		seen:  map[pathKey]int{},
+		src:   script,
+	}
+	a.stmts(f.Stmts)
+	for _, fd := range a.rep.Findings {
+		a.rep.Risk = max(a.rep.Risk, fd.Risk)
+	}
+	return a.rep, nil
+}
+
+// parse parses script as bash, turning a syntax error into a *ParseError.
+func parse(script string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err == nil {
+		return f, nil
+	}
+	pe := &ParseError{Msg: err.Error()}
+	var se syntax.ParseError
+	var le syntax.LangError
+	var pos syntax.Pos
+	switch {
+	case errors.As(err, &se):
+		pos, pe.Msg, pe.Incomplete = se.Pos, se.Text, se.Incomplete
+	case errors.As(err, &le):
+		pos, pe.Msg = le.Pos, le.Feature+" is not supported in bash"
+	}
+	if pos.IsValid() {
+		pe.Line, pe.Col = int(pos.Line()), int(pos.Col())
+	}
+	if pe.Line > 0 {
+		lines := strings.Split(script, "\n")
+		if pe.Line <= len(lines) {
+			pe.Text = lines[pe.Line-1]
+		}
+	}
+	return nil, pe
+}
+
+type pathKey struct {
+	path   string
+	access Access
+}
+
+// analyzer walks one script. Nested scripts (sh -c, eval) share it.
+type analyzer struct {
+	cfg      config
+	rep      *Report
+	cwd      string // current directory; "" when unknown
+	cwdDyn   bool   // the current directory is only known at run time
+	dirStack []string
+	vars     map[string][]wordVal
+	funcs    map[string]bool
+	seen     map[pathKey]int
+	src      string   // source of the script being walked, for positions
+	depth    int      // nesting of strings run as scripts
+	line     int      // when depth > 0, the line of the outer command
+	col      int      // and its column
+	via      []string // wrappers around the commands being walked
+	network  int      // network findings so far, to spot curl | sh
+}
+
+// wordVal is one value a word may take.
+type wordVal struct {
+	text      string // quotes removed; dynamic parts as source text
+	pattern   string // for matching: live globs, escaped literals, anyMark
+	lit       bool   // text is exactly the value
+	glob      bool   // holds live glob characters
+	dynamic   bool   // depends on run-time values
+	procSubst bool   // a <(...) or >(...): a pipe, not a file
+}
+
+func (a *analyzer) stmts(ss []*syntax.Stmt) {
+	for _, s := range ss {
+		a.stmt(s)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	if s.Cmd != nil {
+		a.command(s.Cmd)
+	}
+	a.redirects(s)
+}
+
+// pos returns the line and column to report for node n.
+func (a *analyzer) pos(n syntax.Node) (int, int) {
+	if a.depth > 0 {
+		return a.line, a.col
+	}
+	p := n.Pos()
+	return int(p.Line()), int(p.Col())
+}
+
+// source returns the source text of n.
+func (a *analyzer) source(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(a.src) || start > end {
+		return "?"
+	}
+	return a.src[start:end]
+}
+
+// withVia runs f with one more wrapper name on the via stack.
+func (a *analyzer) withVia(name string, f func()) {
+	a.via = append(a.via, name)
+	f()
+	a.via = a.via[:len(a.via)-1]
+}
+
+// subshell runs f with the current directory and variables restored
+// afterwards, as for ( ... ) and pipeline members.
+func (a *analyzer) subshell(f func()) {
+	cwd, dyn, stack := a.cwd, a.cwdDyn, append([]string(nil), a.dirStack...)
+	vars := make(map[string][]wordVal, len(a.vars))
+	for k, v := range a.vars {
+		vars[k] = v
+	}
+	f()
+	a.cwd, a.cwdDyn, a.dirStack, a.vars = cwd, dyn, stack, vars
+}
+
+func (a *analyzer) command(cmd syntax.Command) {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		a.call(c)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			a.pipeline(c)
+			return
+		}
+		a.stmt(c.X)
+		a.stmt(c.Y)
+	case *syntax.Subshell:
+		a.subshell(func() { a.stmts(c.Stmts) })
+	case *syntax.Block:
+		a.stmts(c.Stmts)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			a.stmts(ic.Cond)
+			a.stmts(ic.Then)
+		}
+	case *syntax.WhileClause:
+		a.stmts(c.Cond)
+		a.stmts(c.Do)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			var vals []wordVal
+			for _, w := range wi.Items {
+				vals = append(vals, a.wordVals(w)...)
+			}
+			if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives {
+				delete(a.vars, wi.Name.Value)
+			} else {
+				a.vars[wi.Name.Value] = vals
+			}
+		} else {
+			a.substs(c.Loop)
+		}
+		a.stmts(c.Do)
+	case *syntax.CaseClause:
+		a.wordVals(c.Word)
+		for _, it := range c.Items {
+			a.stmts(it.Stmts)
+		}
+	case *syntax.FuncDecl:
+		if c.Name != nil {
+			a.funcs[c.Name.Value] = true
+		}
+		name := "function"
+		if c.Name != nil {
+			name = "function " + c.Name.Value
+		}
+		a.withVia(name, func() { a.subshell(func() { a.stmt(c.Body) }) })
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			a.assign(as)
+		}
+	case *syntax.TimeClause:
+		a.stmt(c.Stmt)
+	case *syntax.CoprocClause:
+		a.stmt(c.Stmt)
+	case *syntax.TestDecl:
+		a.stmt(c.Body)
+	default: // ArithmCmd, TestClause, LetClause
+		a.substs(c)
+	}
+}
+
+// substs analyses the command and process substitutions anywhere in n.
+func (a *analyzer) substs(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			a.withVia("$(...)", func() { a.subshell(func() { a.stmts(n.Stmts) }) })
+			return false
+		case *syntax.ProcSubst:
+			a.withVia("<(...)", func() { a.subshell(func() { a.stmts(n.Stmts) }) })
+			return false
+		}
+		return true
+	})
+}
+
+// pipeline walks a | b | c, each in a subshell, and flags code from the
+// network piped into a shell.
+func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
+	var parts []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		parts = append(parts, s)
+	}
+	flatten(c.X)
+	flatten(c.Y)
+	before := a.network
+	for i, s := range parts {
+		a.withVia("|", func() { a.subshell(func() { a.stmt(s) }) })
+		if i > 0 && a.network > before && readsScriptFromStdin(s) {
+			line, _ := a.pos(s)
+			a.finding(CannotUndo, "irreversible", "runs code downloaded from the network in a shell", line)
+		}
+	}
+}
+
+// readsScriptFromStdin reports whether s runs a shell or interpreter that
+// reads its program from standard input.
+func readsScriptFromStdin(s *syntax.Stmt) bool {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	args := call.Args
+	for len(args) > 0 {
+		switch name := path.Base(args[0].Lit()); name {
+		case "sudo", "doas", "env", "command", "exec", "nice":
+			args = args[1:]
+			for len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") {
+				args = args[1:]
+			}
+			continue
+		case "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "perl", "ruby", "node":
+			for _, w := range args[1:] {
+				lit := w.Lit()
+				if lit == "-" || lit == "-s" {
+					return true
+				}
+				if !strings.HasPrefix(lit, "-") {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// assign records a variable assignment's value when it is known.
+func (a *analyzer) assign(as *syntax.Assign) {
+	if as.Array != nil {
+		a.substs(as.Array)
+	}
+	if as.Name == nil {
+		if as.Value != nil {
+			a.wordVals(as.Value)
+		}
+		return
+	}
+	name := as.Name.Value
+	if as.Value == nil || as.Append || as.Index != nil || as.Array != nil {
+		delete(a.vars, name)
+		if as.Value != nil {
+			a.wordVals(as.Value)
+		}
+		return
+	}
+	vals := a.wordVals(as.Value)
+	if len(vals) == 1 && !vals[0].procSubst {
+		v := vals[0]
+		v.glob = false // globs do not expand in assignments
+		v.pattern = escapeGlobKeepAny(v)
+		a.vars[name] = []wordVal{v}
+		return
+	}
+	delete(a.vars, name)
+}
+
+// escapeGlobKeepAny returns v's pattern with its glob characters made
+// literal, keeping the dynamic parts.
+func escapeGlobKeepAny(v wordVal) string {
+	if !v.glob {
+		return v.pattern
+	}
+	if v.lit {
+		return escapeGlob(v.text)
+	}
+	return v.pattern
+}
+
+// call walks a simple command.
+func (a *analyzer) call(c *syntax.CallExpr) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			a.assign(as)
+		}
+		return
+	}
+	for _, as := range c.Assigns {
+		if as.Value != nil {
+			a.wordVals(as.Value)
+		}
+		if as.Array != nil {
+			a.substs(as.Array)
+		}
+	}
+	var args []wordVal
+	for _, w := range c.Args {
+		args = append(args, a.wordVals(w)...)
+	}
+	if len(args) == 0 {
+		return
+	}
+	line, col := a.pos(c.Args[0])
+	a.exec(args, line, col)
+}
+
+// redirects records the paths a statement's redirections touch.
+func (a *analyzer) redirects(s *syntax.Stmt) {
+	for _, r := range s.Redirs {
+		if r.Hdoc != nil {
+			a.wordVals(r.Hdoc)
+		}
+		if r.Word == nil {
+			continue
+		}
+		vals := a.wordVals(r.Word)
+		line, _ := a.pos(r)
+		for _, v := range vals {
+			if v.procSubst {
+				continue
+			}
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+				syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+				a.path(v, Write, false, ">", line)
+			case syntax.RdrIn:
+				a.path(v, Read, false, "<", line)
+			case syntax.RdrInOut:
+				a.path(v, Read, false, "<>", line)
+				a.path(v, Write, false, "<>", line)
+			case syntax.DplOut:
+				if v.lit && !isFD(v.text) {
+					a.path(v, Write, false, ">&", line)
+				}
+			}
+		}
+	}
+}
+
+// isFD reports whether s names a file descriptor in a duplication: 2, -, 1-.
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// wordVals evaluates a word statically into the values it may take and
+// analyses the substitutions inside it.
+func (a *analyzer) wordVals(w *syntax.Word) []wordVal {
+	if w == nil || len(w.Parts) == 0 {
+		return nil
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			syntax.SplitBraces(w)
+			break
+		}
+	}
+	vals := []wordVal{{lit: true}}
+	for i, p := range w.Parts {
+		vals = a.appendPart(vals, p, i == 0, false)
+	}
+	return vals
+}
+
+// appendPart extends every value in vals with one word part.
+func (a *analyzer) appendPart(vals []wordVal, part syntax.WordPart, first, quoted bool) []wordVal {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		text, pattern, glob := a.lit(p.Value, first, quoted)
+		for i := range vals {
+			vals[i].text += text
+			vals[i].pattern += pattern
+			vals[i].glob = vals[i].glob || glob
+		}
+	case *syntax.SglQuoted:
+		v := p.Value
+		if p.Dollar {
+			v = unquoteANSIC(v)
+		}
+		for i := range vals {
+			vals[i].text += v
+			vals[i].pattern += escapeGlob(v)
+		}
+	case *syntax.DblQuoted:
+		for j, ip := range p.Parts {
+			vals = a.appendPart(vals, ip, first && j == 0, true)
+		}
+	case *syntax.ParamExp:
+		if sub, ok := a.param(p); ok {
+			return cross(vals, sub, quoted)
+		}
+		a.substs(p)
+		vals = appendDynamic(vals, a.source(p))
+	case *syntax.CmdSubst:
+		a.withVia("$(...)", func() { a.subshell(func() { a.stmts(p.Stmts) }) })
+		vals = appendDynamic(vals, a.source(p))
+	case *syntax.ProcSubst:
+		a.withVia("<(...)", func() { a.subshell(func() { a.stmts(p.Stmts) }) })
+		vals = appendDynamic(vals, a.source(p))
+		for i := range vals {
+			vals[i].procSubst = true
+		}
+	case *syntax.ArithmExp:
+		a.substs(p)
+		vals = appendDynamic(vals, a.source(p))
+	case *syntax.ExtGlob:
+		src := a.source(p)
+		for i := range vals {
+			vals[i].text += src
+			vals[i].pattern += "*"
+			vals[i].glob = true
+		}
+	case *syntax.BraceExp:
+		vals = a.brace(vals, p)
+	default:
+		vals = appendDynamic(vals, a.source(part))
+	}
+	return vals
+}
+
+// appendDynamic extends every value with a part known only at run time.
+func appendDynamic(vals []wordVal, src string) []wordVal {
+	for i := range vals {
+		vals[i].text += src
+		vals[i].pattern += string(anyMark)
+		vals[i].dynamic = true
+		vals[i].lit = false
+	}
+	return vals
+}
+
+// cross extends every value in vals with every value in sub.
+func cross(vals, sub []wordVal, quoted bool) []wordVal {
+	if len(vals)*len(sub) > maxAlternatives {
+		for i := range vals {
+			vals[i].text += sub[0].text
+			vals[i].pattern += "*"
+			vals[i].glob = true
+		}
+		return vals
+	}
+	out := make([]wordVal, 0, len(vals)*len(sub))
+	for _, v := range vals {
+		for _, s := range sub {
+			n := v
+			n.text += s.text
+			n.pattern += s.pattern
+			n.lit = v.lit && s.lit && !s.glob
+			n.glob = v.glob || s.glob
+			n.dynamic = v.dynamic || s.dynamic
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// brace expands a brace expression ({a,b} or {1..3}).
+func (a *analyzer) brace(vals []wordVal, b *syntax.BraceExp) []wordVal {
+	var sub []wordVal
+	if b.Sequence {
+		if len(b.Elems) >= 2 {
+			from, err1 := strconv.Atoi(b.Elems[0].Lit())
+			to, err2 := strconv.Atoi(b.Elems[1].Lit())
+			if err1 == nil && err2 == nil && abs(to-from) < maxAlternatives {
+				step := 1
+				if to < from {
+					step = -1
+				}
+				for i := from; ; i += step {
+					s := strconv.Itoa(i)
+					sub = append(sub, wordVal{text: s, pattern: s, lit: true})
+					if i == to {
+						break
+					}
+				}
+			}
+		}
+	} else {
+		for _, e := range b.Elems {
+			sub = append(sub, a.wordVals(e)...)
+		}
+	}
+	if len(sub) == 0 {
+		sub = []wordVal{{text: "{...}", pattern: "*", glob: true}}
+	}
+	return cross(vals, sub, false)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// lit turns the source of a literal word part into its value and pattern,
+// expanding a leading tilde.
+func (a *analyzer) lit(src string, first, quoted bool) (text, pattern string, glob bool) {
+	var t, p strings.Builder
+	i := 0
+	if first && !quoted && strings.HasPrefix(src, "~") {
+		end := strings.IndexByte(src, '/')
+		if end < 0 {
+			end = len(src)
+		}
+		if end == 1 && a.cfg.home != "" {
+			t.WriteString(a.cfg.home)
+			p.WriteString(escapeGlob(a.cfg.home))
+			i = 1
+		}
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
+		if c == '\\' && i+1 < len(src) {
+			n := src[i+1]
+			if !quoted || strings.IndexByte("$`\"\\\n", n) >= 0 {
+				i++
+				if n == '\n' {
+					continue
+				}
+				t.WriteByte(n)
+				p.WriteString(escapeGlob(string(n)))
+				continue
+			}
+		}
+		if !quoted && (c == '*' || c == '?' || (c == '[' && strings.IndexByte(src[i+1:], ']') >= 0)) {
+			glob = true
+			t.WriteByte(c)
+			p.WriteByte(c)
+			continue
+		}
+		t.WriteByte(c)
+		p.WriteString(escapeGlob(string(c)))
+	}
+	return t.String(), p.String(), glob
+}
+
+// param resolves a parameter expansion whose value is known: $HOME, $PWD,
+// or a variable assigned a known value or bound by a for loop.
+func (a *analyzer) param(p *syntax.ParamExp) ([]wordVal, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 || len(p.Modifiers) > 0 {
+		return nil, false
+	}
+	name := p.Param.Value
+	if v, ok := a.vars[name]; ok {
+		return v, true
+	}
+	switch {
+	case name == "HOME" && a.cfg.home != "":
+		return []wordVal{{text: a.cfg.home, pattern: escapeGlob(a.cfg.home), lit: true}}, true
+	case name == "PWD" && a.cwd != "" && !a.cwdDyn:
+		return []wordVal{{text: a.cwd, pattern: escapeGlob(a.cwd), lit: true}}, true
+	}
+	return nil, false
+}
+
+// unquoteANSIC decodes the common escapes of a $'...' string.
+func unquoteANSIC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r", `\\`, `\`, `\'`, `'`, `\"`, `"`, `\e`, "\x1b", `\a`, "\a", `\0`, "\x00")
+	return r.Replace(s)
+}
+
+// resolve makes a value's path absolute against the current directory and
+// cleans it. It returns the path to show and its pattern.
+func (a *analyzer) resolve(v wordVal) (show, pattern string, dynamic bool) {
+	show, pattern, dynamic = v.text, v.pattern, v.dynamic
+	if show == "" {
+		return show, pattern, dynamic
+	}
+	if !strings.HasPrefix(show, "/") && !strings.HasPrefix(pattern, string(anyMark)) && !strings.HasPrefix(show, "~") {
+		switch {
+		case a.cwdDyn:
+			show, pattern, dynamic = "$PWD/"+show, string(anyMark)+"/"+pattern, true
+		case a.cwd != "":
+			show = a.cwd + "/" + show
+			pattern = escapeGlob(a.cwd) + "/" + pattern
+		}
+	}
+	return cleanKeepTrailing(show), cleanPattern(pattern), dynamic
+}
+
+// cleanKeepTrailing cleans p like path.Clean.
+func cleanKeepTrailing(p string) string {
+	if p == "" {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// cleanPattern cleans a pattern like a path: no double slashes, no
+// trailing slash, no "." elements. Parts with wildcards stay as they are.
+func cleanPattern(p string) string {
+	if p == "" {
+		return p
+	}
+	abs := strings.HasPrefix(p, "/")
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for _, e := range parts {
+		switch e {
+		case "", ".":
+			continue
+		case "..":
+			if len(out) > 0 && out[len(out)-1] != ".." && !hasWildcard(out[len(out)-1]) {
+				out = out[:len(out)-1]
+				continue
+			}
+			if abs && len(out) == 0 {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	s := strings.Join(out, "/")
+	if abs {
+		return "/" + s
+	}
+	if s == "" {
+		return "."
+	}
+	return s
+}
+
+// inside reports whether an absolute path is under the starting
+// directory. Without a starting directory, relative paths are inside.
+func (a *analyzer) inside(p string) bool {
+	if a.cfg.dir == "" {
+		return !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$")
+	}
+	return p == a.cfg.dir || strings.HasPrefix(p, strings.TrimSuffix(a.cfg.dir, "/")+"/")
+}
+
+// specialFile reports whether p is a pseudo-file that is not a change to
+// the file system: /dev/null, /dev/stdout, /dev/fd/N, /proc/self/fd/N.
+func specialFile(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "-":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+}
+
+// path records a path use and the finding it implies.
+func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line int) {
+	if v.procSubst || (v.text == "" && !v.dynamic) {
+		return
+	}
+	show, pattern, dynamic := a.resolve(v)
+	if specialFile(show) {
+		return
+	}
+	key := pathKey{show, acc}
+	if i, ok := a.seen[key]; ok {
+		a.rep.Paths[i].Recursive = a.rep.Paths[i].Recursive || recursive
+		return
+	}
+	a.seen[key] = len(a.rep.Paths)
+	a.rep.Paths = append(a.rep.Paths, PathUse{
+		Path: show, Access: acc, Glob: v.glob, Dynamic: dynamic, Recursive: recursive,
+		Command: cmd, Line: line, pattern: pattern,
+	})
+	if acc == Read {
+		return
+	}
+	what := Quote(show)
+	switch {
+	case show == inputText:
+		what = "paths read from its input"
+	case recursive && acc == Create:
+		what = "into " + what
+	case recursive:
+		what += " and everything under it"
+	}
+	if dynamic && show != inputText {
+		what += " (known only at run time)"
+	}
+	switch {
+	case strings.HasPrefix(show, "/dev/") || strings.HasPrefix(show, "/proc/") || strings.HasPrefix(show, "/sys/"):
+		a.finding(CannotUndo, "irreversible", fmt.Sprintf("%s writes to %s, a device or kernel file the sandbox cannot undo", cmd, what), line)
+	case acc == Delete && cmd == "mv":
+		r := WritesInside
+		if dynamic || !a.inside(show) {
+			r = WritesOutside
+		}
+		a.finding(r, "write", fmt.Sprintf("mv moves %s away", what), line)
+	case acc == Delete:
+		a.finding(Deletes, "delete", fmt.Sprintf("%s deletes %s", cmd, what), line)
+	case dynamic && !a.insideDynamic(show):
+		a.finding(WritesOutside, "dynamic", fmt.Sprintf("%s %s %s", cmd, verbFor(acc, recursive), what), line)
+	case a.inside(show):
+		a.finding(WritesInside, "write", fmt.Sprintf("%s %s %s", cmd, verbFor(acc, recursive), what), line)
+	default:
+		a.finding(WritesOutside, "write", fmt.Sprintf("%s %s %s, outside the working directory", cmd, verbFor(acc, recursive), what), line)
+	}
+}
+
+// insideDynamic reports whether a dynamic path is certainly under the
+// starting directory: its literal prefix is.
+func (a *analyzer) insideDynamic(show string) bool {
+	i := strings.IndexByte(show, '$')
+	if j := strings.IndexByte(show, '`'); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i <= 0 {
+		return false
+	}
+	dir := show[:i]
+	if !strings.HasSuffix(dir, "/") {
+		return false
+	}
+	return a.inside(strings.TrimSuffix(dir, "/"))
+}
+
+func verb(acc Access) string {
+	switch acc {
+	case Create:
+		return "creates"
+	case Write:
+		return "writes"
+	case Meta:
+		return "changes the metadata of"
+	}
+	return "writes"
+}
+
+// finding records a reason for risk.
+func (a *analyzer) finding(r Risk, kind, reason string, line int) {
+	switch kind {
+	case "network":
+		a.rep.Network = true
+		a.network++
+	case "privilege":
+		a.rep.Privileged = true
+	case "irreversible":
+		a.rep.Irreversible = true
+	}
+	reason = oneLine(reason)
+	for _, f := range a.rep.Findings {
+		if f.Kind == kind && f.Reason == reason {
+			return
+		}
+	}
+	a.rep.Findings = append(a.rep.Findings, Finding{Risk: r, Kind: kind, Reason: reason, Line: line})
+}
+
+// script analyses a string run as a script (sh -c, eval, su -c).
+func (a *analyzer) script(src, via string, line, col int) {
+	if a.depth >= a.cfg.maxDepth {
+		a.finding(WritesOutside, "unparsed", fmt.Sprintf("%s runs a script nested too deeply to analyse", via), line)
+		return
+	}
+	f, err := parse(src)
+	if err != nil {
+		a.finding(WritesOutside, "unparsed", fmt.Sprintf("%s runs a string that does not parse: %s", via, Escape(err.Error())), line)
+		return
+	}
+	oldSrc, oldLine, oldCol := a.src, a.line, a.col
+	if a.depth == 0 {
+		a.line, a.col = line, col
+	}
+	a.src = src
+	a.depth++
+	a.withVia(via, func() { a.stmts(f.Stmts) })
+	a.depth--
+	a.src, a.line, a.col = oldSrc, oldLine, oldCol
+}
+
+// verbFor is verb, with "writes" for a recursive create ("writes into d").
+func verbFor(acc Access, recursive bool) string {
+	if recursive && acc == Create {
+		return "writes"
+	}
+	return verb(acc)
+}
+
+// oneLine makes text safe to print on one line: like EscapeText, with
+// newlines escaped too. Text already escaped is left as it is.
+func oneLine(s string) string {
+	return strings.ReplaceAll(EscapeText(s), "\n", `\n`)
+}
