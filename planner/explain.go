@@ -3,63 +3,84 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/nash-shell/nash/effects"
 )
 
-// staticSummary describes what a script runs and writes, read from its
-// syntax tree, to ground an explanation. The script must parse.
-func staticSummary(script string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
-	if err != nil {
-		return "(does not parse: " + err.Error() + ")"
-	}
-	var cmds, writes []string
-	printer := syntax.NewPrinter()
-	word := func(w *syntax.Word) string {
-		if lit := w.Lit(); lit != "" {
-			return lit
-		}
-		var b strings.Builder
-		printer.Print(&b, w)
-		return b.String()
-	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 {
-				cmds = append(cmds, word(n.Args[0]))
-			}
-		case *syntax.Redirect:
-			switch n.Op {
-			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
-				if n.Word != nil {
-					writes = append(writes, word(n.Word))
-				}
-			}
-		}
-		return true
-	})
-	slices.Sort(cmds)
-	cmds = slices.Compact(cmds)
-	slices.Sort(writes)
-	writes = slices.Compact(writes)
+// Bounds on how much of a report goes into a prompt.
+const (
+	maxReportCommands = 30
+	maxReportPaths    = 40
+	maxReportFindings = 20
+)
+
+// reportSummary renders a static report for a prompt: risk, commands,
+// paths and findings, with names escaped and long lists cut.
+func reportSummary(r *effects.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Commands run: %s", orNone(cmds))
-	fmt.Fprintf(&b, "\nFiles written by redirection: %s", orNone(writes))
+	fmt.Fprintf(&b, "Risk: %s; network: %s; runs as another user: %s; cannot be undone by the sandbox: %s",
+		r.Risk, yesNo(r.Network), yesNo(r.Privileged), yesNo(r.Irreversible))
+	b.WriteString("\nCommands:")
+	for i, c := range r.Commands {
+		if i == maxReportCommands {
+			fmt.Fprintf(&b, "\n  (and %d more)", len(r.Commands)-i)
+			break
+		}
+		line := effects.Escape(c.Name)
+		for _, a := range c.Args {
+			line += " " + effects.Escape(a)
+		}
+		fmt.Fprintf(&b, "\n  line %d: %s", c.Line, oneLine(line, 160))
+		if len(c.Via) > 0 {
+			fmt.Fprintf(&b, " (via %s)", strings.Join(c.Via, ", "))
+		}
+	}
+	if len(r.Commands) == 0 {
+		b.WriteString(" none")
+	}
+	b.WriteString("\nPaths:")
+	for i, p := range r.Paths {
+		if i == maxReportPaths {
+			fmt.Fprintf(&b, "\n  (and %d more)", len(r.Paths)-i)
+			break
+		}
+		var flags []string
+		if p.Recursive {
+			flags = append(flags, "recursive")
+		}
+		if p.Glob {
+			flags = append(flags, "glob")
+		}
+		if p.Dynamic {
+			flags = append(flags, "known only at run time")
+		}
+		fmt.Fprintf(&b, "\n  %s %s by %s", p.Access, oneLine(effects.Escape(p.Path), 160), effects.Escape(p.Command))
+		if len(flags) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(flags, ", "))
+		}
+	}
+	if len(r.Paths) == 0 {
+		b.WriteString(" none")
+	}
+	if len(r.Findings) > 0 {
+		b.WriteString("\nFindings:")
+		for i, f := range r.Findings {
+			if i == maxReportFindings {
+				fmt.Fprintf(&b, "\n  (and %d more)", len(r.Findings)-i)
+				break
+			}
+			fmt.Fprintf(&b, "\n  %s (%s): %s", f.Kind, f.Risk, oneLine(f.Reason, 200))
+		}
+	}
 	return b.String()
 }
 
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
+func yesNo(b bool) string {
+	if b {
+		return "yes"
 	}
-	for i := range s {
-		s[i] = oneLine(s[i], 80)
-	}
-	return strings.Join(s, ", ")
+	return "no"
 }
 
 // parseExplanation reads the model's explanation; prose that is not the

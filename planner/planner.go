@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nash-shell/nash/effects"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
@@ -30,6 +31,11 @@ type Artifact struct {
 	Previous string
 	Diff     string
 
+	// Report is the static analysis of Script (effects.Analyze): the
+	// commands, paths, network use and risk the shell shows for review.
+	// Nil when Question is set.
+	Report *effects.Report
+
 	Model    string // the provider spec, like "ollama:qwen2.5-coder:7b"
 	Attempts int    // model calls made, repairs included
 
@@ -44,6 +50,8 @@ type Explanation struct {
 	Summary  string
 	Steps    []Step
 	Warnings []string
+	// Report is the static analysis the explanation was grounded in.
+	Report *effects.Report
 }
 
 // Step is one part of a script and what it does.
@@ -257,7 +265,7 @@ func (p *Planner) Plan(ctx context.Context, req Request) (*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	return p.ask(ctx, req.Prompt, parts)
+	return p.ask(ctx, req, parts)
 }
 
 // Revise returns a script that does what previous did, changed as little
@@ -272,7 +280,7 @@ func (p *Planner) Revise(ctx context.Context, req Request, previous, feedback st
 	if err != nil {
 		return nil, fmt.Errorf("revise: %w", err)
 	}
-	a, err := p.ask(ctx, req.Prompt, parts)
+	a, err := p.ask(ctx, req, parts)
 	if err != nil {
 		return nil, fmt.Errorf("revise: %w", err)
 	}
@@ -283,14 +291,16 @@ func (p *Planner) Revise(ctx context.Context, req Request, previous, feedback st
 	return a, nil
 }
 
-// Explain explains script step by step, grounded in a static reading of
-// it (the commands it runs).
-func (p *Planner) Explain(ctx context.Context, script string) (*Explanation, error) {
-	if err := CheckSyntax(script); err != nil {
+// Explain explains script step by step, grounded in its static analysis
+// (effects.Analyze with req.Cwd as the working directory): the commands,
+// the paths each touches, and the risks found.
+func (p *Planner) Explain(ctx context.Context, req Request, script string) (*Explanation, error) {
+	rep, err := check(script, req.Cwd, p.system.Home)
+	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
 	var user strings.Builder
-	fmt.Fprintf(&user, "## Script\n```bash\n%s\n```\n\n## Static analysis\n%s", strings.TrimRight(script, "\n"), staticSummary(script))
+	fmt.Fprintf(&user, "## Script\n```bash\n%s\n```\n\n## Static analysis\n%s", strings.TrimRight(script, "\n"), reportSummary(rep))
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, explainPrompt),
 		llms.TextParts(llms.ChatMessageTypeHuman, user.String()),
@@ -299,11 +309,16 @@ func (p *Planner) Explain(ctx context.Context, script string) (*Explanation, err
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
-	return parseExplanation(raw)
+	e, err := parseExplanation(raw)
+	if err != nil {
+		return nil, err
+	}
+	e.Report = rep
+	return e, nil
 }
 
 // ask runs the answer-and-repair loop.
-func (p *Planner) ask(ctx context.Context, prompt string, parts promptParts) (*Artifact, error) {
+func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Artifact, error) {
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, parts.system),
 		llms.TextParts(llms.ChatMessageTypeHuman, parts.user()),
@@ -330,13 +345,14 @@ func (p *Planner) ask(ctx context.Context, prompt string, parts promptParts) (*A
 				err = perr
 				feedback = fmt.Sprintf("Your answer could not be used (%v). Answer again with only the JSON object described in the instructions.", perr)
 			case ans.Question != "":
-				return p.artifact(prompt, ans, calls, parts), nil
+				return p.artifact(req.Prompt, ans, nil, calls, parts), nil
 			default:
-				if serr := CheckSyntax(ans.Script); serr != nil {
+				rep, serr := check(ans.Script, req.Cwd, p.system.Home)
+				if serr != nil {
 					err = serr
 					feedback = fmt.Sprintf("The script does not parse as bash: %v\nFix it and answer again with the whole JSON object.", errors.Unwrap(serr))
 				} else {
-					return p.artifact(prompt, ans, calls, parts), nil
+					return p.artifact(req.Prompt, ans, rep, calls, parts), nil
 				}
 			}
 		}
@@ -351,8 +367,9 @@ func (p *Planner) ask(ctx context.Context, prompt string, parts promptParts) (*A
 	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, p.maxRepairs+1, lastErr)
 }
 
-func (p *Planner) artifact(prompt string, a Answer, calls int, parts promptParts) *Artifact {
+func (p *Planner) artifact(prompt string, a Answer, rep *effects.Report, calls int, parts promptParts) *Artifact {
 	return &Artifact{
+		Report:       rep,
 		Request:      prompt,
 		Script:       a.Script,
 		Explanation:  a.Explanation,

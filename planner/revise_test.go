@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/nash-shell/nash/effects"
 )
 
 func TestUnifiedDiff(t *testing.T) {
@@ -95,15 +98,18 @@ func TestExplain(t *testing.T) {
 			defer cancel()
 			fake := &scriptedLLM{answers: []string{tt.answer}}
 			p := must(New(LLM(fake, "fake"), SystemInfo(testSystem())))
-			got, err := p.Explain(ctx, "tar czf a.tgz src > log.txt\nrm -r src")
+			got, err := p.Explain(ctx, Request{Cwd: "/home/alice/proj"}, "tar czf a.tgz src > log.txt\nrm -r src")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Explanation{}, "Report")); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
+			if got.Report == nil || got.Report.Risk != effects.Deletes {
+				t.Errorf("explanation not grounded in a report with risk deletes: %+v", got.Report)
+			}
 			sent := fake.lastUser()
-			for _, want := range []string{"Commands run: rm, tar", "Files written by redirection: log.txt"} {
+			for _, want := range []string{"Risk: deletes", "line 2: rm -r src", "delete /home/alice/proj/src by rm (recursive)", "write /home/alice/proj/log.txt"} {
 				if !strings.Contains(sent, want) {
 					t.Errorf("explain prompt lacks grounding %q:\n%s", want, sent)
 				}
@@ -111,7 +117,7 @@ func TestExplain(t *testing.T) {
 		})
 	}
 	p := must(New(LLM(&scriptedLLM{answers: []string{"x"}}, "fake"), SystemInfo(testSystem())))
-	if _, err := p.Explain(context.Background(), "if then fi"); err == nil {
+	if _, err := p.Explain(context.Background(), Request{}, "if then fi"); err == nil {
 		t.Error("Explain of a script that does not parse succeeded")
 	}
 }

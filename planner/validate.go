@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/nash-shell/nash/effects"
 )
 
 // ScriptError is a script from the model that does not parse as bash.
 type ScriptError struct {
 	Script string
-	Err    error // a syntax.ParseError or similar
+	Err    error // an *effects.ParseError, or why the script is empty
 }
 
 func (e *ScriptError) Error() string {
@@ -21,15 +21,23 @@ func (e *ScriptError) Error() string {
 // Unwrap returns the parse error.
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// CheckSyntax parses script in the bash dialect and returns a *ScriptError
-// if it does not parse.
-func CheckSyntax(script string) error {
+// check analyzes script with effects.Analyze, resolving paths against cwd
+// and home when known. A script that is empty or does not parse gives a
+// *ScriptError.
+func check(script, cwd, home string) (*effects.Report, error) {
 	if strings.TrimSpace(script) == "" {
-		return &ScriptError{Script: script, Err: errors.New("empty script")}
+		return nil, &ScriptError{Script: script, Err: errors.New("empty script")}
 	}
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
-	if _, err := p.Parse(strings.NewReader(script), ""); err != nil {
-		return &ScriptError{Script: script, Err: err}
+	var opts []effects.Option
+	if cwd != "" {
+		opts = append(opts, effects.Dir(cwd))
 	}
-	return nil
+	if home != "" {
+		opts = append(opts, effects.Home(home))
+	}
+	rep, err := effects.Analyze(script, opts...)
+	if err != nil {
+		return nil, &ScriptError{Script: script, Err: err}
+	}
+	return rep, nil
 }

@@ -6,11 +6,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nash-shell/nash/effects"
 )
 
 const goodScript = `mkdir -p invoices/2025 && mv -- invoice-2025-*.pdf invoices/2025/`
@@ -21,7 +24,7 @@ const goodScript = `mkdir -p invoices/2025 && mv -- invoice-2025-*.pdf invoices/
 func TestWireScenarios(t *testing.T) {
 	good := answerJSON(goodScript, "Moves the 2025 invoices into invoices/2025.")
 	broken := answerJSON("for f in *.pdf; do echo \"$f\"", "Lists PDFs.")
-	brokenErr := CheckSyntax("for f in *.pdf; do echo \"$f\"")
+	_, brokenErr := check("for f in *.pdf; do echo \"$f\"", "", "")
 	if brokenErr == nil {
 		t.Fatal("test script unexpectedly parses")
 	}
@@ -207,6 +210,9 @@ func TestWireScenarios(t *testing.T) {
 				if a.Script != tt.wantScript || a.Question != tt.wantQ {
 					t.Errorf("Plan = script %q question %q, want %q %q", a.Script, a.Question, tt.wantScript, tt.wantQ)
 				}
+				if (a.Report != nil) != (a.Script != "") {
+					t.Errorf("Report = %v for script %q; every script carries its report", a.Report, a.Script)
+				}
 				if a.Attempts != tt.wantCalls-len(tt.wantWaits) {
 					t.Errorf("Attempts = %d, want %d", a.Attempts, tt.wantCalls-len(tt.wantWaits))
 				}
@@ -338,6 +344,13 @@ func TestDestructiveScriptIsOnlyReturned(t *testing.T) {
 			}
 			if a.Script != script {
 				t.Errorf("Script = %q, want %q", a.Script, script)
+			}
+			if a.Report == nil || a.Report.Risk < effects.Deletes {
+				t.Fatalf("report does not mark the script destructive: %+v", a.Report)
+			}
+			deleted := a.Report.PathsWith(effects.Delete)
+			if !slices.Contains(deleted, dir) || !slices.Contains(deleted, testSystem().Home) {
+				t.Errorf("report deletes %q, want %s and the home directory", deleted, dir)
 			}
 			if b, err := os.ReadFile(victim); err != nil || string(b) != "keep me" {
 				t.Errorf("file touched by planning: %q, %v", b, err)
