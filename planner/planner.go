@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,10 @@ type Step struct {
 // after every repair attempt (empty, malformed, or not parsing as bash).
 var ErrNoScript = errors.New("model gave no usable script")
 
+// ErrRequestTooLong is matched by errors.Is when a request is larger than
+// twice the token budget (see TokenBudget).
+var ErrRequestTooLong = errors.New("request too long")
+
 // ErrTimeout is matched by errors.Is when the model did not answer in time.
 var ErrTimeout = errors.New("model did not answer in time")
 
@@ -88,6 +93,9 @@ type Planner struct {
 	historyN  int
 	examplesK int
 	docsK     int
+
+	// noJSON is set once the provider has rejected JSON mode.
+	noJSON atomic.Bool
 
 	memory    *Memory
 	retriever Retriever
@@ -133,7 +141,8 @@ func Retry(r RetryPolicy) Option { return func(p *Planner) { p.retry = r } }
 // Sleeper sets how the planner waits between retries (tests pass a fake).
 func Sleeper(f SleepFunc) Option { return func(p *Planner) { p.sleep = f } }
 
-// Timeout bounds each model call, retries included. Default 2 minutes.
+// Timeout bounds each model call, retries included. Default 2 minutes; 0
+// leaves only the caller's context.
 func Timeout(d time.Duration) Option { return func(p *Planner) { p.timeout = d } }
 
 // MaxRepairs sets how many times the model is asked again after an answer
@@ -258,8 +267,8 @@ func (p *Planner) Remember(r Record) error {
 // unusable answer it asks again with the exact problem, at most MaxRepairs
 // times. It runs nothing.
 func (p *Planner) Plan(ctx context.Context, req Request) (*Artifact, error) {
-	if strings.TrimSpace(req.Prompt) == "" {
-		return nil, errors.New("plan: empty request")
+	if err := p.checkRequest(req); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
 	}
 	parts, err := p.gather(ctx, req)
 	if err != nil {
@@ -268,11 +277,26 @@ func (p *Planner) Plan(ctx context.Context, req Request) (*Artifact, error) {
 	return p.ask(ctx, req, parts)
 }
 
+// checkRequest refuses empty requests and requests larger than twice the
+// token budget, which would crowd out the context.
+func (p *Planner) checkRequest(req Request) error {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return errors.New("empty request")
+	}
+	if n, limit := EstimateTokens(req.Prompt), 2*p.budget; n > limit {
+		return fmt.Errorf("%w: about %d tokens, limit %d", ErrRequestTooLong, n, limit)
+	}
+	return nil
+}
+
 // Revise returns a script that does what previous did, changed as little
 // as needed to follow feedback, with a diff from previous.
 func (p *Planner) Revise(ctx context.Context, req Request, previous, feedback string) (*Artifact, error) {
 	if strings.TrimSpace(feedback) == "" {
 		return nil, errors.New("revise: empty feedback")
+	}
+	if err := p.checkRequest(Request{Prompt: req.Prompt + " " + feedback + " " + previous}); err != nil {
+		return nil, fmt.Errorf("revise: %w", err)
 	}
 	prev := section{name: "previous", title: "Script proposed before", body: "```bash\n" + strings.TrimRight(previous, "\n") + "\n```"}
 	fb := section{name: "feedback", title: "The person's feedback on it", body: feedback + "\n\nRevise the script to follow the feedback, changing as little as needed; keep every other line as it is."}
@@ -325,7 +349,8 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 	}
 	var lastErr error
 	calls := 0
-	for attempt := 0; attempt <= p.maxRepairs; attempt++ {
+	repairs := max(p.maxRepairs, 0)
+	for attempt := 0; attempt <= repairs; attempt++ {
 		raw, n, err := p.call(ctx, msgs)
 		calls += n
 		var feedback string
@@ -364,7 +389,7 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 			llms.TextParts(llms.ChatMessageTypeAI, raw),
 			llms.TextParts(llms.ChatMessageTypeHuman, feedback))
 	}
-	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, p.maxRepairs+1, lastErr)
+	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, repairs+1, lastErr)
 }
 
 func (p *Planner) artifact(prompt string, a Answer, rep *effects.Report, calls int, parts promptParts) *Artifact {
@@ -388,24 +413,44 @@ func (p *Planner) artifact(prompt string, a Answer, rep *effects.Report, calls i
 // answer and how many model calls it counts as (always 1). An empty answer
 // gives ErrEmptyAnswer.
 func (p *Planner) call(ctx context.Context, msgs []llms.MessageContent) (string, int, error) {
-	if err := ctx.Err(); err != nil {
-		return "", 0, err
+	useJSON := p.jsonMode && !p.noJSON.Load()
+	text, err := p.callOnce(ctx, msgs, useJSON)
+	var serr *StatusError
+	if useJSON && errors.As(err, &serr) && serr.StatusCode == http.StatusBadRequest {
+		// Some OpenAI-compatible servers reject response_format. Ask once
+		// more without it, and stop asking for it if that works.
+		text2, err2 := p.callOnce(ctx, msgs, false)
+		if err2 == nil {
+			p.noJSON.Store(true)
+		}
+		return text2, 2, err2
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.timeout)
+	return text, 1, err
+}
+
+// callOnce makes one model call within the timeout.
+func (p *Planner) callOnce(ctx context.Context, msgs []llms.MessageContent, useJSON bool) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("model %s: %w", p.spec, err)
+	}
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if p.timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, p.timeout)
+	}
 	defer cancel()
 	cctx, rec := withCallRecord(cctx)
 	opts := []llms.CallOption{llms.WithTemperature(0), llms.WithMaxTokens(p.maxTokens)}
-	if p.jsonMode {
+	if useJSON {
 		opts = append(opts, llms.WithJSONMode())
 	}
 	resp, err := p.model.GenerateContent(cctx, msgs, opts...)
 	if err != nil {
-		return "", 1, p.callError(ctx, cctx, rec, err)
+		return "", p.callError(ctx, cctx, rec, err)
 	}
 	// A client may stop reading at our size limit and still report success
 	// (the Ollama client ignores scanner errors): trust the transport.
 	if terr, _ := rec.last(); errors.Is(terr, ErrAnswerTooLarge) {
-		return "", 1, fmt.Errorf("model %s: %w (limit %d bytes)", p.spec, ErrAnswerTooLarge, p.maxAnswer)
+		return "", fmt.Errorf("model %s: %w (limit %d bytes)", p.spec, ErrAnswerTooLarge, p.maxAnswer)
 	}
 	var b strings.Builder
 	for _, c := range resp.Choices {
@@ -415,12 +460,12 @@ func (p *Planner) call(ctx context.Context, msgs []llms.MessageContent) (string,
 	}
 	text := b.String()
 	if len(text) > p.maxAnswer {
-		return "", 1, fmt.Errorf("model %s: %w (%d bytes, limit %d)", p.spec, ErrAnswerTooLarge, len(text), p.maxAnswer)
+		return "", fmt.Errorf("model %s: %w (%d bytes, limit %d)", p.spec, ErrAnswerTooLarge, len(text), p.maxAnswer)
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", 1, fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
+		return "", fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
 	}
-	return text, 1, nil
+	return text, nil
 }
 
 // callError turns what went wrong in a model call into a clear, typed
@@ -439,6 +484,8 @@ func (p *Planner) callError(parent, cctx context.Context, rec *callRecord, err e
 	}
 	var serr *StatusError
 	switch {
+	case errors.As(terr, &serr) && serr.StatusCode == http.StatusNotFound && p.spec.Provider == ProviderOllama:
+		return &ProviderError{Spec: p.spec.String(), URL: p.url, Err: fmt.Errorf("model %q is not available (run: ollama pull %s): %w", p.spec.Model, p.spec.Model, serr)}
 	case errors.As(terr, &serr):
 		return fmt.Errorf("model %s: %w", p.spec, serr)
 	case errors.Is(terr, ErrAnswerTooLarge):

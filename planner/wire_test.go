@@ -358,3 +358,63 @@ func TestDestructiveScriptIsOnlyReturned(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONModeFallback: an OpenAI-compatible server that rejects
+// response_format gets the request again without it, and no longer gets it.
+func TestJSONModeFallback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	good := reply{content: answerJSON(goodScript, "ok")}
+	f := newFakeProvider(t, wires()[1],
+		reply{status: 400, body: `{"error":{"message":"response_format is not supported"}}`}, good, good)
+	p := newWirePlanner(t, f, &fakeSleeper{})
+	for range 2 {
+		a, err := p.Plan(ctx, Request{Prompt: "put the 2025 invoices in one folder"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Script != goodScript {
+			t.Errorf("Script = %q", a.Script)
+		}
+	}
+	var got []bool
+	for _, r := range f.requests() {
+		_, has := r["response_format"]
+		got = append(got, has)
+	}
+	if diff := cmp.Diff([]bool{true, false, false}, got); diff != "" {
+		t.Errorf("response_format sent (-want +got):\n%s", diff)
+	}
+}
+
+// TestOllamaModelNotPulled: Ollama's 404 for a missing model says how to
+// pull it.
+func TestOllamaModelNotPulled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f := newFakeProvider(t, wires()[0], reply{status: 404, body: `{"error":"model \"test-model\" not found, try pulling it first"}`})
+	p := newWirePlanner(t, f, &fakeSleeper{})
+	_, err := p.Plan(ctx, Request{Prompt: "list files"})
+	if !errors.Is(err, ErrNoProvider) || !strings.Contains(err.Error(), "ollama pull test-model") {
+		t.Fatalf("err = %v, want ErrNoProvider with pull advice", err)
+	}
+}
+
+func TestRequestLimits(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fake := &scriptedLLM{answers: []string{answerJSON("ls", "ok")}}
+	p := must(New(LLM(fake, "fake"), SystemInfo(testSystem()), TokenBudget(100), Timeout(0)))
+	if _, err := p.Plan(ctx, Request{Prompt: "  "}); err == nil {
+		t.Error("empty request planned")
+	}
+	if _, err := p.Plan(ctx, Request{Prompt: strings.Repeat("word ", 200)}); !errors.Is(err, ErrRequestTooLong) {
+		t.Errorf("long request: err = %v, want ErrRequestTooLong", err)
+	}
+	if a, err := p.Plan(ctx, Request{Prompt: "list files"}); err != nil || a.Script != "ls" {
+		t.Errorf("with Timeout(0): %+v, %v", a, err)
+	}
+	if len(fake.calls) != 1 {
+		t.Errorf("model called %d times, want 1 (refused requests do not reach it)", len(fake.calls))
+	}
+}
