@@ -117,7 +117,7 @@ func ModelSpec(spec string) Option {
 // from the spec; name is what Artifact.Model reports. For tests and for
 // callers that build their own client.
 func LLM(m llms.Model, name string) Option {
-	return func(p *Planner) { p.model, p.spec = m, Spec{Provider: "custom", Model: name} }
+	return func(p *Planner) { p.model, p.spec = m, Spec{Model: name} }
 }
 
 // JSONMode turns the provider's JSON output mode on or off. It is on by
@@ -219,6 +219,7 @@ func New(opts ...Option) (*Planner, error) {
 		p.system = DetectSystem(p.getenv)
 	}
 	if p.model == nil {
+		// ModelSpec left the unparsed spec in p.spec.Model.
 		spec, err := ParseSpec(p.spec.Model)
 		if err != nil {
 			return nil, err
@@ -343,6 +344,7 @@ func (p *Planner) Explain(ctx context.Context, req Request, script string) (*Exp
 
 // ask runs the answer-and-repair loop.
 func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Artifact, error) {
+	ctx = context.WithValue(ctx, requestKey{}, req)
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, parts.system),
 		llms.TextParts(llms.ChatMessageTypeHuman, parts.user()),

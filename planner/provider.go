@@ -91,8 +91,14 @@ type Spec struct {
 	Model    string
 }
 
-// String returns the spec as "provider:model".
-func (s Spec) String() string { return s.Provider + ":" + s.Model }
+// String returns the spec as "provider:model", or only the model's name
+// for a model given with LLM or Respond.
+func (s Spec) String() string {
+	if s.Provider == "" {
+		return s.Model
+	}
+	return s.Provider + ":" + s.Model
+}
 
 // ParseSpec parses "provider:model". An empty string gives DefaultSpec; a
 // bare provider ("openai") gets that provider's default model.
