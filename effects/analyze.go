@@ -129,7 +129,13 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s.Cmd != nil {
 		a.command(s.Cmd)
 	}
-	a.redirects(s)
+	label := "a redirection"
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+		if name := call.Args[0].Lit(); name != "" {
+			label = path.Base(name)
+		}
+	}
+	a.redirects(s, label)
 }
 
 // pos returns the line and column to report for node n.
@@ -382,7 +388,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 }
 
 // redirects records the paths a statement's redirections touch.
-func (a *analyzer) redirects(s *syntax.Stmt) {
+func (a *analyzer) redirects(s *syntax.Stmt, label string) {
 	for _, r := range s.Redirs {
 		if r.Hdoc != nil {
 			a.wordVals(r.Hdoc)
@@ -399,15 +405,15 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 			switch r.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 				syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
-				a.path(v, Write, false, ">", line)
+				a.path(v, Write, false, label, line)
 			case syntax.RdrIn:
-				a.path(v, Read, false, "<", line)
+				a.path(v, Read, false, label, line)
 			case syntax.RdrInOut:
-				a.path(v, Read, false, "<>", line)
-				a.path(v, Write, false, "<>", line)
+				a.path(v, Read, false, label, line)
+				a.path(v, Write, false, label, line)
 			case syntax.DplOut:
 				if v.lit && !isFD(v.text) {
-					a.path(v, Write, false, ">&", line)
+					a.path(v, Write, false, label, line)
 				}
 			}
 		}
@@ -600,7 +606,7 @@ func (a *analyzer) lit(src string, first, quoted bool) (text, pattern string, gl
 					continue
 				}
 				t.WriteByte(n)
-				p.WriteString(escapeGlob(string(n)))
+				p.WriteString(escapeGlob(src[i : i+1]))
 				continue
 			}
 		}
@@ -611,7 +617,7 @@ func (a *analyzer) lit(src string, first, quoted bool) (text, pattern string, gl
 			continue
 		}
 		t.WriteByte(c)
-		p.WriteString(escapeGlob(string(c)))
+		p.WriteString(escapeGlob(src[i : i+1]))
 	}
 	return t.String(), p.String(), glob
 }
@@ -727,7 +733,7 @@ func specialFile(p string) bool {
 
 // path records a path use and the finding it implies.
 func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line int) {
-	if v.procSubst || (v.text == "" && !v.dynamic) {
+	if v.procSubst || (v.text == "" && !v.dynamic) || (v.text == "-" && v.lit && acc != Delete) {
 		return
 	}
 	show, pattern, dynamic := a.resolve(v)

@@ -83,6 +83,8 @@ func compileUse(u PathUse) compiledUse {
 	p := u.pattern
 	if p == "" { // a report decoded from JSON
 		switch {
+		case u.Path == inputText:
+			p = string(anyMark)
 		case u.Dynamic:
 			p = dynamicPattern(u.Path)
 		case u.Glob:
@@ -109,7 +111,7 @@ func dynamicPattern(show string) string {
 			i = j - 1
 			continue
 		}
-		b.WriteString(escapeGlob(string(c)))
+		b.WriteString(escapeGlob(show[i : i+1]))
 	}
 	return b.String()
 }

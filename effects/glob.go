@@ -64,7 +64,7 @@ func hasWildcard(pattern string) bool {
 // matchPath reports whether name matches pattern. In the pattern, * and ?
 // match within one path element, [...] is a class ([!...] and [^...]
 // negate), a backslash quotes the next byte, ** and anyMark match any
-// string including slashes.
+// string including slashes; "**/" also matches the empty string.
 func matchPath(pattern, name string) bool {
 	if !strings.HasPrefix(name, literalPrefix(pattern)) {
 		return false
@@ -96,6 +96,11 @@ func matchPath(pattern, name string) bool {
 				np := p + 1
 				if c == '*' {
 					np = p + 2
+				}
+				// "**/" also matches no directory at all.
+				if c == '*' && np < len(pattern) && pattern[np] == '/' && m(np+1, s) {
+					res = true
+					return res
 				}
 				for i := s; i <= len(name); i++ {
 					if m(np, i) {

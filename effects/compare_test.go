@@ -1,0 +1,223 @@
+package effects
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCompare(t *testing.T) {
+	created := func(p string, o *Object) Change { return Change{Path: p, Kind: Created, After: o} }
+	deleted := func(p string, o *Object) Change { return Change{Path: p, Kind: Deleted, Before: o} }
+	modified := func(p string) Change { return Change{Path: p, Kind: Modified, Before: file(1), After: file(2)} }
+	dirTimes := func(p string) Change {
+		return Change{Path: p, Kind: MetaChanged, Before: dir(), After: dir(), Meta: []string{"mtime"}}
+	}
+	tests := []struct {
+		name        string
+		script      string
+		changes     []Change
+		unpredicted []string
+		missed      []string
+	}{
+		{
+			name:    "exact",
+			script:  "echo hi > out.txt",
+			changes: []Change{created("/h/p/out.txt", file(3)), dirTimes("/h/p")},
+		},
+		{
+			name:    "rm -r covers the subtree",
+			script:  "rm -rf build",
+			changes: []Change{deleted("/h/p/build", dir()), deleted("/h/p/build/a.o", file(1)), deleted("/h/p/build/sub/b.o", file(1))},
+		},
+		{
+			name:        "rm without -r covers only the path",
+			script:      "rm build/a.o",
+			changes:     []Change{deleted("/h/p/build/a.o", file(1)), deleted("/h/p/build/b.o", file(1))},
+			unpredicted: l("/h/p/build/b.o"),
+		},
+		{
+			name:        "glob",
+			script:      "rm *.log",
+			changes:     []Change{deleted("/h/p/a.log", file(1)), deleted("/h/p/b.log", file(1)), deleted("/h/p/sub/c.log", file(1)), deleted("/h/p/a.txt", file(1))},
+			unpredicted: l("/h/p/sub/c.log", "/h/p/a.txt"),
+		},
+		{
+			name:    "find -name -delete covers nested matches",
+			script:  "find . -name '*.tmp' -delete",
+			changes: []Change{deleted("/h/p/x.tmp", file(1)), deleted("/h/p/a/b/y.tmp", file(1))},
+		},
+		{
+			name:        "dynamic path",
+			script:      "for f in $(ls); do rm \"$f.bak\"; done",
+			changes:     []Change{deleted("/h/p/a.bak", file(1)), deleted("/h/p/a.txt", file(1))},
+			unpredicted: l("/h/p/a.txt"),
+		},
+		{
+			name:   "mkdir -p implies parents",
+			script: "mkdir -p a/b/c",
+			changes: []Change{
+				created("/h/p/a", dir()), created("/h/p/a/b", dir()), created("/h/p/a/b/c", dir()), dirTimes("/h/p"),
+			},
+		},
+		{
+			name:        "a write is not a delete",
+			script:      "echo x > f",
+			changes:     []Change{deleted("/h/p/f", file(1))},
+			unpredicted: l("/h/p/f"),
+			missed:      l("/h/p/f"),
+		},
+		{
+			name:    "mv",
+			script:  "mv a.txt docs/",
+			changes: []Change{deleted("/h/p/a.txt", file(1)), created("/h/p/docs/a.txt", file(1)), dirTimes("/h/p/docs"), dirTimes("/h/p")},
+		},
+		{
+			name:        "surprise outside",
+			script:      "touch a",
+			changes:     []Change{created("/h/p/a", file(0)), modified("/h/.bashrc")},
+			unpredicted: l("/h/.bashrc"),
+		},
+		{
+			name:    "predicted but not done",
+			script:  "rm -f nothere; touch a",
+			changes: []Change{created("/h/p/a", file(0))},
+			missed:  l("/h/p/nothere"),
+		},
+		{
+			name:        "directory times without a changed entry surprise",
+			script:      "ls",
+			changes:     []Change{dirTimes("/h/p")},
+			unpredicted: l("/h/p"),
+		},
+		{
+			name:    "chmod -R",
+			script:  "chmod -R go-w site",
+			changes: []Change{{Path: "/h/p/site/x", Kind: MetaChanged, Before: file(1), After: file(1), Meta: []string{"mode"}}},
+		},
+		{
+			name:    "xargs input covers anything of its kind",
+			script:  "find . -name '*.pyc' | xargs rm",
+			changes: []Change{deleted("/h/p/a.pyc", file(1)), deleted("/h/p/x/b.pyc", file(1))},
+		},
+		{
+			name:    "gzip",
+			script:  "gzip notes.txt",
+			changes: []Change{deleted("/h/p/notes.txt", file(9)), created("/h/p/notes.txt.gz", file(5))},
+		},
+		{
+			name:    "rm -rf /",
+			script:  "rm -rf /",
+			changes: []Change{deleted("/etc", dir()), deleted("/etc/passwd", file(1))},
+		},
+		{
+			name:    "quoted glob characters are literal",
+			script:  "rm 'a*'",
+			changes: []Change{deleted("/h/p/a*", file(1)), deleted("/h/p/ab", file(1))},
+			// a* was the only predicted path: ab is a surprise.
+			unpredicted: l("/h/p/ab"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Analyze(tt.script, Dir("/h/p"), Home("/h"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := Compare(r, &ChangeSet{Changes: tt.changes})
+			var un, mi []string
+			for _, c := range s.Unpredicted {
+				un = append(un, c.Path)
+			}
+			for _, p := range s.Missed {
+				mi = append(mi, p.Path)
+			}
+			if diff := cmp.Diff(tt.unpredicted, un); diff != "" {
+				t.Errorf("unpredicted (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.missed, mi); diff != "" {
+				t.Errorf("missed (-want +got):\n%s", diff)
+			}
+			if s.Empty() != (len(un) == 0 && len(mi) == 0) {
+				t.Errorf("Empty() = %v", s.Empty())
+			}
+			// A report read back from JSON compares the same way.
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Report
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			s2 := Compare(&back, &ChangeSet{Changes: tt.changes})
+			if len(s2.Unpredicted) != len(s.Unpredicted) || len(s2.Missed) != len(s.Missed) {
+				t.Errorf("after JSON: %d unpredicted, %d missed; before: %d, %d", len(s2.Unpredicted), len(s2.Missed), len(s.Unpredicted), len(s.Missed))
+			}
+		})
+	}
+}
+
+func TestCompareNil(t *testing.T) {
+	s := Compare(nil, nil)
+	if !s.Empty() {
+		t.Errorf("Compare(nil, nil) = %+v, want empty", s)
+	}
+	s = Compare(nil, &ChangeSet{Changes: []Change{{Path: "/x", Kind: Created, After: file(1)}}})
+	if len(s.Unpredicted) != 1 {
+		t.Errorf("a change with no report must be unpredicted, got %+v", s)
+	}
+}
+
+func TestMatchPath(t *testing.T) {
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"/a/b", "/a/b", true},
+		{"/a/b", "/a/bc", false},
+		{"/a/*.go", "/a/x.go", true},
+		{"/a/*.go", "/a/b/x.go", false},
+		{"/a/**", "/a/b/x.go", true},
+		{"/a/?", "/a/x", true},
+		{"/a/?", "/a/xy", false},
+		{"/a/[abc]x", "/a/bx", true},
+		{"/a/[!abc]x", "/a/bx", false},
+		{"/a/[^abc]x", "/a/dx", true},
+		{"/a/[a-c]", "/a/b", true},
+		{"/a/[", "/a/[", true},
+		{`/a/\*`, "/a/*", true},
+		{`/a/\*`, "/a/b", false},
+		{"/a/\x00.txt", "/a/b/c.txt", true},
+		{"\x00/x", "/any/where/x", true},
+		{"/a/*b*c*d*e*f*g", "/a/" + string(make([]byte, 0)) + "xbxcxdxexfxh", false},
+		{"*", "", true},
+		{"/a/**/*.go", "/a/x.go", true},
+		{"/a/**/*.go", "/a/b/c/x.go", true},
+		{"/a/**/*.go", "/ax.go", false},
+		{"/a/*", "/a/", true},
+	}
+	for _, tt := range tests {
+		if got := matchPath(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("matchPath(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+func ExampleCompare() {
+	r, _ := Analyze("rm -r build", Dir("/src"))
+	cs := &ChangeSet{Changes: []Change{
+		{Path: "/src/build", Kind: Deleted, Before: &Object{Type: TypeDir}},
+		{Path: "/src/build/app", Kind: Deleted, Before: &Object{Type: TypeFile, Size: 10}},
+		{Path: "/src/.cache", Kind: Deleted, Before: &Object{Type: TypeFile, Size: 10}},
+	}}
+	s := Compare(r, cs)
+	for _, c := range s.Unpredicted {
+		fmt.Fprintln(os.Stdout, "not predicted:", c.Kind, c.Path)
+	}
+	// Output:
+	// not predicted: deleted /src/.cache
+}
