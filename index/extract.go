@@ -1,0 +1,352 @@
+package index
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// Errors that say why a file was skipped. Callers test them with errors.Is;
+// the Skipped records of an indexing run carry them as text.
+var (
+	// ErrBinary marks a file whose content is not text and has no extractor.
+	ErrBinary = errors.New("binary content")
+	// ErrTooLarge marks a file over the size cap.
+	ErrTooLarge = errors.New("larger than the size cap")
+	// ErrNotRegular marks a device, socket, FIFO or a symlink to a directory.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrCorrupt marks a document whose parser failed or panicked.
+	ErrCorrupt = errors.New("corrupt document")
+)
+
+// Format names the extractor used for a file.
+type Format string
+
+// The formats Extract understands.
+const (
+	FormatText     Format = "text"
+	FormatMarkdown Format = "markdown"
+	FormatCode     Format = "code"
+	FormatHTML     Format = "html"
+	FormatPDF      Format = "pdf"
+	FormatDOCX     Format = "docx"
+	FormatODT      Format = "odt"
+)
+
+// Document is the text extracted from one file.
+type Document struct {
+	Format Format
+	Title  string // first heading, <title>, or empty
+	Text   string
+}
+
+// maxPDFPages bounds the work spent on one PDF.
+const maxPDFPages = 2000
+
+// binaryExts are extensions skipped without reading the file.
+var binaryExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".bmp": true, ".ico": true, ".webp": true,
+	".tiff": true, ".psd": true, ".mp3": true, ".mp4": true, ".mkv": true, ".avi": true, ".mov": true,
+	".wav": true, ".flac": true, ".ogg": true, ".zip": true, ".gz": true, ".tgz": true, ".bz2": true,
+	".xz": true, ".zst": true, ".7z": true, ".rar": true, ".tar": true, ".jar": true, ".class": true,
+	".exe": true, ".dll": true, ".so": true, ".o": true, ".a": true, ".dylib": true, ".bin": true,
+	".iso": true, ".img": true, ".woff": true, ".woff2": true, ".ttf": true, ".otf": true, ".pyc": true,
+	".sqlite": true, ".db": true, ".wasm": true, ".deb": true, ".rpm": true,
+}
+
+// codeExts are extensions extracted as source code (plain text, no title).
+var codeExts = map[string]bool{
+	".go": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".rs": true,
+	".py": true, ".js": true, ".ts": true, ".tsx": true, ".jsx": true, ".java": true, ".kt": true,
+	".rb": true, ".php": true, ".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".pl": true,
+	".lua": true, ".swift": true, ".scala": true, ".cs": true, ".sql": true, ".r": true, ".hs": true,
+	".ml": true, ".el": true, ".clj": true, ".ex": true, ".exs": true, ".erl": true, ".css": true,
+	".scss": true, ".yaml": true, ".yml": true, ".toml": true, ".json": true, ".xml": true, ".ini": true,
+	".mk": true, ".cmake": true, ".proto": true, ".vim": true, ".nix": true, ".tf": true,
+}
+
+// Extract turns the content of the file called name into text. The
+// extractor is chosen by extension; unknown extensions are read as text when
+// the content looks like text. A parser panic is recovered and reported as
+// ErrCorrupt.
+func Extract(name string, data []byte) (doc Document, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = Document{}, fmt.Errorf("%w: parser panic: %v", ErrCorrupt, r)
+		}
+	}()
+	ext := strings.ToLower(filepath.Ext(name))
+	switch {
+	case ext == ".pdf":
+		return extractPDF(data)
+	case ext == ".docx":
+		return extractZipXML(data, FormatDOCX, "word/document.xml")
+	case ext == ".odt":
+		return extractZipXML(data, FormatODT, "content.xml")
+	case binaryExts[ext]:
+		return Document{}, fmt.Errorf("%w: %s file", ErrBinary, ext)
+	}
+	if !looksLikeText(data) {
+		return Document{}, ErrBinary
+	}
+	text := toValidUTF8(data)
+	switch {
+	case ext == ".html" || ext == ".htm" || ext == ".xhtml":
+		title, body := stripHTML(text)
+		return Document{Format: FormatHTML, Title: title, Text: body}, nil
+	case ext == ".md" || ext == ".markdown" || ext == ".mdown":
+		return Document{Format: FormatMarkdown, Title: markdownTitle(text), Text: text}, nil
+	case codeExts[ext]:
+		return Document{Format: FormatCode, Text: text}, nil
+	}
+	return Document{Format: FormatText, Text: text}, nil
+}
+
+// looksLikeText reports whether the first 8 KiB hold no NUL byte and are
+// mostly valid UTF-8.
+func looksLikeText(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && size <= 1 {
+			// A rune cut at the 8 KiB boundary is not a fault.
+			if len(head)-i < utf8.UTFMax && len(data) > len(head) {
+				break
+			}
+			bad++
+		} else if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != 0x1b {
+			bad++
+		}
+		i += size
+	}
+	return bad*10 <= len(head) // at most 10% odd bytes (Latin-1 text passes)
+}
+
+func toValidUTF8(data []byte) string {
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
+}
+
+// markdownTitle returns the text of the first ATX heading.
+func markdownTitle(text string) string {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "#") {
+			return strings.TrimSpace(strings.TrimLeft(line, "#"))
+		}
+	}
+	return ""
+}
+
+// blockTags end a line when stripped from HTML.
+var blockTags = map[string]bool{
+	"p": true, "div": true, "br": true, "li": true, "tr": true, "h1": true, "h2": true, "h3": true,
+	"h4": true, "h5": true, "h6": true, "pre": true, "section": true, "article": true, "table": true,
+	"ul": true, "ol": true, "blockquote": true, "hr": true, "title": true, "td": true, "th": true,
+}
+
+// stripHTML returns the <title> and the visible text of an HTML page. It is
+// a tolerant scanner, not a validating parser: unclosed tags end the text.
+func stripHTML(s string) (title, text string) {
+	var b strings.Builder
+	var tb strings.Builder
+	inTitle := false
+	for len(s) > 0 {
+		lt := strings.IndexByte(s, '<')
+		if lt < 0 {
+			lt = len(s)
+		}
+		chunk := html.UnescapeString(s[:lt])
+		b.WriteString(chunk)
+		if inTitle {
+			tb.WriteString(chunk)
+		}
+		s = s[lt:]
+		if s == "" {
+			break
+		}
+		if strings.HasPrefix(s, "<!--") {
+			end := strings.Index(s, "-->")
+			if end < 0 {
+				break
+			}
+			s = s[end+3:]
+			continue
+		}
+		gt := strings.IndexByte(s, '>')
+		if gt < 0 {
+			break
+		}
+		tag := s[1:gt]
+		s = s[gt+1:]
+		closing := strings.HasPrefix(tag, "/")
+		name := strings.ToLower(strings.TrimLeft(tag, "/!?"))
+		if i := strings.IndexAny(name, " \t\n\r/"); i >= 0 {
+			name = name[:i]
+		}
+		switch {
+		case !closing && (name == "script" || name == "style"):
+			end := strings.Index(strings.ToLower(s), "</"+name)
+			if end < 0 {
+				s = ""
+				continue
+			}
+			s = s[end:]
+		case name == "title":
+			inTitle = !closing
+		}
+		if blockTags[name] {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return strings.Join(strings.Fields(tb.String()), " "), tidyLines(b.String())
+}
+
+// tidyLines collapses runs of spaces within lines and runs of blank lines.
+func tidyLines(s string) string {
+	var b strings.Builder
+	blank := true
+	for line := range strings.Lines(s) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			if !blank {
+				b.WriteByte('\n')
+			}
+			blank = true
+			continue
+		}
+		b.WriteString(strings.Join(f, " "))
+		b.WriteByte('\n')
+		blank = false
+	}
+	return b.String()
+}
+
+// extractZipXML reads the text of the XML member of an office document:
+// DOCX (word/document.xml) or ODT (content.xml). Paragraphs end lines, tabs
+// and breaks become whitespace.
+func extractZipXML(data []byte, format Format, member string) (Document, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	var f *zip.File
+	for _, zf := range zr.File {
+		if zf.Name == member {
+			f = zf
+			break
+		}
+	}
+	if f == nil {
+		return Document{}, fmt.Errorf("%w: no %s in %s", ErrCorrupt, member, format)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer rc.Close()
+	// Bound decompression: a zip bomb must not exhaust memory.
+	text, err := xmlText(io.LimitReader(rc, 64<<20), format)
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	title := ""
+	for line := range strings.Lines(text) {
+		if t := strings.TrimSpace(line); t != "" {
+			title = t
+			break
+		}
+	}
+	if len(title) > 200 {
+		title = ""
+	}
+	return Document{Format: format, Title: title, Text: text}, nil
+}
+
+func xmlText(r io.Reader, format Format) (string, error) {
+	dec := xml.NewDecoder(r)
+	dec.Strict = false
+	var b strings.Builder
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case format == FormatDOCX && t.Name.Local == "t":
+				inText = true
+			case t.Name.Local == "tab":
+				b.WriteByte('\t')
+			case t.Name.Local == "br" || t.Name.Local == "line-break":
+				b.WriteByte('\n')
+			case format == FormatODT && t.Name.Local == "s":
+				b.WriteByte(' ')
+			}
+		case xml.EndElement:
+			switch {
+			case format == FormatDOCX && t.Name.Local == "t":
+				inText = false
+			case t.Name.Local == "p" || t.Name.Local == "h":
+				b.WriteByte('\n')
+			}
+		case xml.CharData:
+			if inText || format == FormatODT {
+				b.Write(t)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// extractPDF reads the text of each page with ledongthuc/pdf. The library
+// panics on some malformed files; Extract recovers that.
+func extractPDF(data []byte) (Document, error) {
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return Document{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	n := r.NumPage()
+	if n > maxPDFPages {
+		n = maxPDFPages
+	}
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		text, err := r.Page(i).GetPlainText(nil)
+		if err != nil {
+			return Document{}, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i, err)
+		}
+		b.WriteString(text)
+		b.WriteByte('\n')
+	}
+	text := toValidUTF8([]byte(b.String()))
+	if strings.TrimSpace(text) == "" && n == 0 {
+		return Document{}, fmt.Errorf("%w: no pages", ErrCorrupt)
+	}
+	return Document{Format: FormatPDF, Text: text}, nil
+}

@@ -1,0 +1,427 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	regexpcf "github.com/blevesearch/bleve/v2/analysis/char/regexp"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bolt "go.etcd.io/bbolt"
+)
+
+// ErrLocked is returned by Open when another process holds the index.
+var ErrLocked = errors.New("index is in use by another process")
+
+// Layout of the index directory.
+const (
+	bleveDir    = "bleve"      // the keyword index (bleve, scorch, BM25)
+	catalogFile = "catalog.db" // files, roots, vectors (bbolt)
+)
+
+// Buckets of the catalog.
+var (
+	bucketFiles   = []byte("files")   // path -> fileEntry (JSON)
+	bucketVectors = []byte("vectors") // chunk id -> float32 little endian
+	bucketMeta    = []byte("meta")    // keyMeta* -> values
+)
+
+var (
+	keyRoots = []byte("roots")
+	keyModel = []byte("model")
+)
+
+// Index is a keyword and semantic index over files under a set of roots,
+// stored in one directory. It is safe for concurrent use; writes are
+// serialised.
+type Index struct {
+	dir      string
+	cfg      config
+	text     bleve.Index
+	db       *bolt.DB
+	vec      *vectorStore // nil without an embedder
+	analyzer analysis.Analyzer
+
+	mu sync.Mutex // serialises writers
+}
+
+// fileEntry is what the catalog knows of one file.
+type fileEntry struct {
+	Size    int64  `json:"s"`
+	MTime   int64  `json:"m"` // unix nanoseconds
+	Chunks  int    `json:"c,omitempty"`
+	Model   string `json:"e,omitempty"` // embedding model of its vectors
+	Pending bool   `json:"p,omitempty"` // a write was in flight: re-index
+	Skip    string `json:"k,omitempty"` // why it was skipped
+}
+
+// Open opens the index in dir, creating it if needed.
+func Open(ctx context.Context, dir string, opts ...Option) (*Index, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, catalogFile), 0o600, &bolt.Options{Timeout: cfg.lockTimeout})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open index %s: %w", dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("open index catalog %s: %w", dir, err)
+	}
+	ix := &Index{dir: dir, cfg: cfg, db: db}
+	if err := ix.openText(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	ix.analyzer = ix.text.Mapping().AnalyzerNamed(analyzerName)
+	if ix.analyzer == nil {
+		ix.Close()
+		return nil, fmt.Errorf("open index %s: analyzer %s missing", dir, analyzerName)
+	}
+	if err := ix.initCatalog(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+func (ix *Index) openText() error {
+	path := filepath.Join(ix.dir, bleveDir)
+	var err error
+	if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		ix.text, err = bleve.New(path, newMapping())
+	} else {
+		ix.text, err = bleve.OpenUsing(path, map[string]any{"bolt_timeout": ix.cfg.lockTimeout.String()})
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return fmt.Errorf("open keyword index %s: %w", path, ErrLocked)
+		}
+		return fmt.Errorf("open keyword index %s: %w", path, err)
+	}
+	return nil
+}
+
+// Fields of a chunk document in bleve.
+const (
+	fieldPath    = "path"     // absolute path, keyword, stored
+	fieldPathTxt = "pathtext" // path words, analysed
+	fieldName    = "name"     // base name words, analysed
+	fieldTitle   = "title"
+	fieldBody    = "content" // name words, title and text: the main field
+	fieldText    = "text"    // the chunk's text, stored only, for snippets
+	fieldExt     = "ext"     // lower-case extension without the dot
+	fieldMTime   = "mtime"
+	fieldSize    = "size"
+	fieldLine    = "line" // stored: first line of the chunk
+)
+
+// The analyzer of all text fields: English with stemming and stop words,
+// after charFilterBrackets.
+const (
+	analyzerName       = "nash_en"
+	charFilterBrackets = "nash_brackets"
+)
+
+// newMapping builds the bleve mapping: BM25, English stemming, no _all field.
+func newMapping() mapping.IndexMapping {
+	text := func(store, vectors bool) *mapping.FieldMapping {
+		f := mapping.NewTextFieldMapping()
+		f.Analyzer = analyzerName
+		f.Store = store
+		f.IncludeTermVectors = vectors
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := mapping.NewKeywordFieldMapping()
+	kw.Analyzer = keyword.Name
+	kw.Store = false
+	kw.IncludeInAll = false
+	kw.IncludeTermVectors = false
+	kw.DocValues = false
+	num := mapping.NewNumericFieldMapping()
+	num.IncludeInAll = false
+	num.Store = false
+	num.DocValues = false
+	stored := mapping.NewNumericFieldMapping()
+	stored.Index = false
+	stored.IncludeInAll = false
+	stored.DocValues = false
+	date := mapping.NewDateTimeFieldMapping()
+	date.IncludeInAll = false
+	date.Store = false
+	date.DocValues = false
+
+	doc := mapping.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldPath, kw)
+	doc.AddFieldMappingsAt(fieldPathTxt, text(false, false))
+	storedText := mapping.NewTextFieldMapping()
+	storedText.Index = false
+	storedText.Store = true
+	storedText.IncludeInAll = false
+	storedText.IncludeTermVectors = false
+	storedText.DocValues = false
+	doc.AddFieldMappingsAt(fieldName, text(false, false))
+	doc.AddFieldMappingsAt(fieldTitle, text(true, true))
+	doc.AddFieldMappingsAt(fieldBody, text(false, true))
+	doc.AddFieldMappingsAt(fieldText, storedText)
+	doc.AddFieldMappingsAt(fieldExt, kw)
+	doc.AddFieldMappingsAt(fieldMTime, date)
+	doc.AddFieldMappingsAt(fieldSize, num)
+	doc.AddFieldMappingsAt(fieldLine, stored)
+
+	m := bleve.NewIndexMapping()
+	// "E[x]tract", "[c]reate", "file[s]": letters in brackets inside a word
+	// are part of the word (tldr's mnemonics, optional plurals).
+	if err := m.AddCustomCharFilter(charFilterBrackets, map[string]any{
+		"type":    regexpcf.Name,
+		"regexp":  `(\pL?)\[(\pL{1,4})\](\pL?)`,
+		"replace": "${1}${2}${3}",
+	}); err != nil {
+		panic(err) // a constant configuration: cannot fail
+	}
+	if err := m.AddCustomAnalyzer(analyzerName, map[string]any{
+		"type":          custom.Name,
+		"char_filters":  []string{charFilterBrackets},
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
+	}); err != nil {
+		panic(err)
+	}
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = analyzerName
+	m.IndexDynamic = false
+	m.StoreDynamic = false
+	m.DocValuesDynamic = false
+	m.ScoringModel = "bm25" // on-disk scorch only; mem-only silently uses tf-idf
+	return m
+}
+
+func (ix *Index) initCatalog(ctx context.Context) error {
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketFiles, bucketVectors, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if ix.cfg.embedder == nil {
+			return nil
+		}
+		if string(meta.Get(keyModel)) != ix.cfg.model {
+			// Another model's vectors must not be mixed with ours: drop
+			// them; the files are re-embedded on the next Add.
+			if err := tx.DeleteBucket(bucketVectors); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(bucketVectors); err != nil {
+				return err
+			}
+			return meta.Put(keyModel, []byte(ix.cfg.model))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("init index catalog: %w", err)
+	}
+	if ix.cfg.embedder == nil {
+		return nil
+	}
+	ix.vec = newVectorStore()
+	err = ix.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketVectors).ForEach(func(k, v []byte) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return ix.vec.put(string(k), decodeVector(v))
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("load vectors: %w", err)
+	}
+	return nil
+}
+
+// Close flushes and closes the index.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var errs []error
+	if ix.text != nil {
+		errs = append(errs, ix.text.Close())
+	}
+	if ix.db != nil {
+		errs = append(errs, ix.db.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close index: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the directory holding the index.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Roots returns the indexed roots, sorted.
+func (ix *Index) Roots() ([]string, error) {
+	var roots []string
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		var err error
+		roots, err = readRoots(tx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read roots: %w", err)
+	}
+	return roots, nil
+}
+
+func readRoots(tx *bolt.Tx) ([]string, error) {
+	var roots []string
+	if v := tx.Bucket(bucketMeta).Get(keyRoots); v != nil {
+		if err := json.Unmarshal(v, &roots); err != nil {
+			return nil, err
+		}
+	}
+	return roots, nil
+}
+
+func writeRoots(tx *bolt.Tx, roots []string) error {
+	slices.Sort(roots)
+	roots = slices.Compact(roots)
+	data, err := json.Marshal(roots)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketMeta).Put(keyRoots, data)
+}
+
+// Status describes the index.
+type Status struct {
+	Dir       string
+	Roots     []string
+	Files     int // files with content in the index
+	Chunks    int
+	Skipped   []Skipped // files known but not indexed, with the reason
+	Vectors   int       // chunk vectors held (0 without an embedder)
+	Model     string    // embedding model, "" without an embedder
+	SizeBytes int64     // bytes on disk
+}
+
+// Skipped is a file left out of the index, with the reason.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Status reports what the index holds.
+func (ix *Index) Status() (Status, error) {
+	st := Status{Dir: ix.dir, Model: ix.cfg.model}
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		var err error
+		if st.Roots, err = readRoots(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketFiles).ForEach(func(k, v []byte) error {
+			var e fileEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if e.Skip != "" {
+				st.Skipped = append(st.Skipped, Skipped{Path: string(k), Reason: e.Skip})
+				return nil
+			}
+			st.Files++
+			st.Chunks += e.Chunks
+			return nil
+		})
+	})
+	if err != nil {
+		return st, fmt.Errorf("read index status: %w", err)
+	}
+	if ix.vec != nil {
+		st.Vectors = ix.vec.len()
+	} else {
+		st.Model = ""
+	}
+	_ = filepath.WalkDir(ix.dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				st.SizeBytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return st, nil
+}
+
+// chunkID names the bleve document of chunk seq of path.
+func chunkID(path string, seq int) string { return path + "#" + strconv.Itoa(seq) }
+
+// splitChunkID is the inverse of chunkID.
+func splitChunkID(id string) (path string, seq int) {
+	i := strings.LastIndexByte(id, '#')
+	if i < 0 {
+		return id, 0
+	}
+	seq, _ = strconv.Atoi(id[i+1:])
+	return id[:i], seq
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// underRoot reports whether path is root or below it.
+func underRoot(path, root string) bool {
+	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, "/")+"/")
+}
+
+// prefixKeys returns the catalog keys at or below dir.
+func prefixKeys(b *bolt.Bucket, dir string) []string {
+	var keys []string
+	c := b.Cursor()
+	prefix := []byte(strings.TrimSuffix(dir, "/") + "/")
+	if k, _ := c.Seek([]byte(dir)); k != nil && string(k) == dir {
+		keys = append(keys, dir)
+	}
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, string(k))
+	}
+	return keys
+}

@@ -1,0 +1,738 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Stats summarises an indexing run.
+type Stats struct {
+	Seen      int // files found under the roots
+	Indexed   int // files (re)indexed
+	Unchanged int // files already up to date
+	Removed   int // files gone from disk, dropped from the index
+	Chunks    int // chunks written
+	Skipped   []Skipped
+	// EmbedErr is the first embedding failure. The keyword index is still
+	// updated; the files are embedded again on the next run.
+	EmbedErr error
+	Elapsed  time.Duration
+}
+
+// Add indexes the files under each path and records the paths as roots, so
+// later runs (Update, Rebuild, the watcher) keep them in step. Files already
+// indexed and unchanged are not read again.
+func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
+	roots := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return Stats{}, fmt.Errorf("add %s: %w", p, err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return Stats{}, fmt.Errorf("add %s: %w", p, err)
+		}
+		roots = append(roots, abs)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		old, err := readRoots(tx)
+		if err != nil {
+			return err
+		}
+		return writeRoots(tx, append(old, roots...))
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("record roots: %w", err)
+	}
+	return ix.sync(ctx, roots)
+}
+
+// Update rescans every root: new and changed files are indexed, files gone
+// from disk are dropped.
+func (ix *Index) Update(ctx context.Context) (Stats, error) {
+	roots, err := ix.Roots()
+	if err != nil {
+		return Stats{}, err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.sync(ctx, roots)
+}
+
+// Remove drops roots at or below each path, with their files. A path inside
+// a root is refused: list it in a .nashignore file instead.
+func (ix *Index) Remove(ctx context.Context, paths ...string) (Stats, error) {
+	start := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	roots, err := ix.Roots()
+	if err != nil {
+		return Stats{}, err
+	}
+	var drop []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return Stats{}, fmt.Errorf("remove %s: %w", p, err)
+		}
+		found := false
+		for _, r := range roots {
+			if underRoot(r, abs) {
+				drop = append(drop, r)
+				found = true
+			} else if underRoot(abs, r) {
+				return Stats{}, fmt.Errorf("remove %s: inside root %s; list it in %s/.nashignore instead", p, r, r)
+			}
+		}
+		if !found {
+			return Stats{}, fmt.Errorf("remove %s: not an indexed root", p)
+		}
+	}
+	var stats Stats
+	for _, r := range drop {
+		n, err := ix.dropUnder(ctx, r, nil)
+		stats.Removed += n
+		if err != nil {
+			return stats, err
+		}
+	}
+	err = ix.db.Update(func(tx *bolt.Tx) error {
+		return writeRoots(tx, slices.DeleteFunc(roots, func(r string) bool { return slices.Contains(drop, r) }))
+	})
+	if err != nil {
+		return stats, fmt.Errorf("record roots: %w", err)
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, nil
+}
+
+// Rebuild throws away the index content and indexes every root again.
+func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var roots []string
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		if roots, err = readRoots(tx); err != nil {
+			return err
+		}
+		for _, b := range [][]byte{bucketFiles, bucketVectors} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("clear catalog: %w", err)
+	}
+	if err := ix.text.Close(); err != nil {
+		return Stats{}, fmt.Errorf("close keyword index: %w", err)
+	}
+	if err := os.RemoveAll(filepath.Join(ix.dir, bleveDir)); err != nil {
+		return Stats{}, fmt.Errorf("remove keyword index: %w", err)
+	}
+	if err := ix.openText(); err != nil {
+		return Stats{}, err
+	}
+	if ix.vec != nil {
+		ix.vec = newVectorStore()
+	}
+	return ix.sync(ctx, roots)
+}
+
+// job is a file found by the walker.
+type job struct {
+	path string
+	info fs.FileInfo
+	old  *fileEntry
+	skip error // set when the walker already knows the file is skipped
+}
+
+// result is a job after extraction.
+type result struct {
+	job
+	title    string
+	chunks   []Chunk
+	vanished bool
+}
+
+// sync brings the files under roots in step with the disk. ix.mu is held.
+func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
+	start := time.Now()
+	var stats Stats
+	known := map[string]fileEntry{}
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketFiles)
+		for _, r := range roots {
+			for _, k := range prefixKeys(b, r) {
+				var e fileEntry
+				if err := json.Unmarshal(b.Get([]byte(k)), &e); err != nil {
+					return err
+				}
+				known[k] = e
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return stats, fmt.Errorf("read catalog: %w", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan job, 256)
+	results := make(chan result, 256)
+	seen := map[string]bool{}
+	var seenCount atomic.Int64 // len(seen), readable while the walk runs
+	var walkErr error
+	var walkSkips []Skipped
+	go func() {
+		defer close(jobs)
+		allRoots, err := ix.Roots()
+		if err != nil {
+			walkErr = err
+			return
+		}
+		for _, root := range roots {
+			err := ix.walk(ctx, allRoots, root, func(path string, fi fs.FileInfo, skip error) {
+				if fi == nil && skip != nil { // a directory or link we could not enter
+					walkSkips = append(walkSkips, Skipped{Path: path, Reason: skip.Error()})
+					if e, ok := known[path]; ok && e.Skip != "" {
+						seen[path] = true
+					}
+					return
+				}
+				seen[path] = true
+				seenCount.Add(1)
+				j := job{path: path, info: fi, skip: skip}
+				if e, ok := known[path]; ok {
+					if e.upToDate(fi, ix.cfg) {
+						stats.Unchanged++
+						return
+					}
+					j.old = &e
+				}
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+				}
+			})
+			if err != nil {
+				walkErr = err
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range ix.cfg.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- ix.extract(j)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	var batch []result
+	batchWords := 0
+	lastProgress := time.Now()
+	var werr error
+	for r := range results {
+		if werr != nil {
+			continue // drain
+		}
+		batch = append(batch, r)
+		for _, c := range r.chunks {
+			batchWords += len(c.Text)
+		}
+		if len(batch) >= 500 || batchWords >= 8<<20 {
+			werr = ix.flush(ctx, batch, &stats)
+			batch, batchWords = batch[:0], 0
+			if werr != nil {
+				cancel()
+			}
+		}
+		if p := ix.cfg.progress; p != nil && time.Since(lastProgress) > 100*time.Millisecond {
+			lastProgress = time.Now()
+			p(Progress{Seen: int(seenCount.Load()), Indexed: stats.Indexed, Skipped: len(stats.Skipped), Path: r.path})
+		}
+	}
+	if werr == nil && len(batch) > 0 {
+		werr = ix.flush(ctx, batch, &stats)
+	}
+	stats.Skipped = append(stats.Skipped, walkSkips...)
+	stats.Seen = len(seen)
+	if werr != nil {
+		return stats, werr
+	}
+	if walkErr != nil {
+		return stats, walkErr
+	}
+	if err := ctx.Err(); err != nil {
+		return stats, err
+	}
+	// Files under the roots that the walk did not see are gone.
+	for _, r := range roots {
+		n, err := ix.dropUnder(ctx, r, seen)
+		stats.Removed += n
+		if err != nil {
+			return stats, err
+		}
+	}
+	stats.Elapsed = time.Since(start)
+	if p := ix.cfg.progress; p != nil {
+		p(Progress{Seen: stats.Seen, Indexed: stats.Indexed, Skipped: len(stats.Skipped), Done: true})
+	}
+	return stats, nil
+}
+
+// upToDate reports whether the entry matches the file on disk and the
+// configured embedder.
+func (e fileEntry) upToDate(fi fs.FileInfo, cfg config) bool {
+	if e.Pending || e.Size != fi.Size() || e.MTime != fi.ModTime().UnixNano() {
+		return false
+	}
+	return e.Skip != "" || e.Chunks == 0 || cfg.embedder == nil || e.Model == cfg.model
+}
+
+// extract reads and chunks one file. It never panics on bad content.
+func (ix *Index) extract(j job) result {
+	r := result{job: j}
+	if j.skip != nil {
+		return r
+	}
+	data, err := ix.cfg.readFile(j.path, ix.cfg.maxSize)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			r.vanished = true
+			r.skip = errors.New("vanished while indexing")
+			return r
+		}
+		r.skip = err
+		return r
+	}
+	// The file may have changed between the walk and the read; the entry
+	// must describe what was read.
+	if fi, err := os.Stat(j.path); err == nil && fi.Mode().IsRegular() {
+		r.info = fi
+	}
+	doc, err := Extract(j.path, data)
+	if err != nil {
+		r.skip = err
+		return r
+	}
+	r.title = doc.Title
+	r.chunks = SplitChunks(doc.Text, ix.cfg.chunkWords, ix.cfg.overlapWords)
+	return r
+}
+
+// flush writes a batch of results: catalog intent, keyword index, vectors,
+// catalog. A crash in between leaves entries marked Pending, which the next
+// run re-indexes.
+func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error {
+	// Embeddings first: they may fail without touching the index.
+	var vectors [][]float32
+	var embedded []bool
+	if ix.vec != nil {
+		var texts []string
+		for _, r := range batch {
+			for _, c := range r.chunks {
+				texts = append(texts, embedText(r.path, r.title, c.Text))
+			}
+		}
+		if len(texts) > 0 {
+			vs, err := ix.cfg.embedder.EmbedDocuments(ctx, texts)
+			if err == nil && len(vs) != len(texts) {
+				err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vs), len(texts))
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if stats.EmbedErr == nil {
+					stats.EmbedErr = fmt.Errorf("embed: %w", err)
+				}
+			} else {
+				vectors = vs
+			}
+		}
+	}
+	embedded = make([]bool, len(batch))
+	offsets := make([]int, len(batch)) // first vector of each result
+	for n, off := 0, 0; n < len(batch); n++ {
+		offsets[n] = off
+		off += len(batch[n].chunks)
+	}
+
+	// Intent: every id that may exist after this batch is recorded.
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketFiles)
+		for _, r := range batch {
+			e := fileEntry{Pending: true, Chunks: len(r.chunks)}
+			if r.old != nil {
+				e.Chunks = max(e.Chunks, r.old.Chunks)
+			}
+			if err := putEntry(b, r.path, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write catalog intent: %w", err)
+	}
+
+	tb := ix.text.NewBatch()
+	for _, r := range batch {
+		if r.old != nil {
+			for i := range r.old.Chunks {
+				tb.Delete(chunkID(r.path, i))
+			}
+		}
+		if len(r.chunks) == 0 {
+			continue
+		}
+		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(r.path)), ".")
+		name := splitWords(filepath.Base(r.path))
+		for _, c := range r.chunks {
+			doc := map[string]any{
+				fieldPath:    r.path,
+				fieldPathTxt: splitWords(filepath.Dir(r.path)),
+				fieldName:    name,
+				fieldTitle:   r.title,
+				fieldBody:    name + "\n" + r.title + "\n" + c.Text,
+				fieldText:    c.Text,
+				fieldExt:     ext,
+				fieldMTime:   r.info.ModTime(),
+				fieldSize:    float64(r.info.Size()),
+				fieldLine:    float64(c.Line),
+			}
+			if err := tb.Index(chunkID(r.path, c.Seq), doc); err != nil {
+				return fmt.Errorf("index %s: %w", r.path, err)
+			}
+		}
+	}
+	if err := ix.text.Batch(tb); err != nil {
+		return fmt.Errorf("write keyword index: %w", err)
+	}
+
+	err = ix.db.Update(func(tx *bolt.Tx) error {
+		files, vb := tx.Bucket(bucketFiles), tx.Bucket(bucketVectors)
+		for n, r := range batch {
+			if r.old != nil {
+				for i := range r.old.Chunks {
+					if err := vb.Delete([]byte(chunkID(r.path, i))); err != nil {
+						return err
+					}
+				}
+			}
+			if r.vanished {
+				if err := files.Delete([]byte(r.path)); err != nil {
+					return err
+				}
+				continue
+			}
+			e := fileEntry{Size: r.info.Size(), MTime: r.info.ModTime().UnixNano(), Chunks: len(r.chunks)}
+			if r.skip != nil {
+				e.Skip = r.skip.Error()
+			}
+			if vectors != nil && len(r.chunks) > 0 {
+				for _, c := range r.chunks {
+					if err := vb.Put([]byte(chunkID(r.path, c.Seq)), encodeVector(vectors[offsets[n]+c.Seq])); err != nil {
+						return err
+					}
+				}
+				e.Model = ix.cfg.model
+				embedded[n] = true
+			}
+			if err := putEntry(files, r.path, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write catalog: %w", err)
+	}
+
+	// Mirror into the in-memory vector store and count.
+	for n, r := range batch {
+		if ix.vec != nil && r.old != nil {
+			for i := range r.old.Chunks {
+				ix.vec.del(chunkID(r.path, i))
+			}
+		}
+		if embedded[n] {
+			for _, c := range r.chunks {
+				if err := ix.vec.put(chunkID(r.path, c.Seq), vectors[offsets[n]+c.Seq]); err != nil && stats.EmbedErr == nil {
+					stats.EmbedErr = err
+				}
+			}
+		}
+		switch {
+		case r.vanished && r.old != nil:
+			stats.Removed++
+		case r.skip != nil:
+			stats.Skipped = append(stats.Skipped, Skipped{Path: r.path, Reason: r.skip.Error()})
+		default:
+			stats.Indexed++
+			stats.Chunks += len(r.chunks)
+		}
+	}
+	return nil
+}
+
+// embedText is what the embedder sees of a chunk: where it is and what.
+func embedText(path, title, text string) string {
+	var b strings.Builder
+	b.WriteString(filepath.Base(path))
+	if title != "" {
+		b.WriteString("\n")
+		b.WriteString(title)
+	}
+	b.WriteString("\n")
+	b.WriteString(text)
+	return b.String()
+}
+
+func putEntry(b *bolt.Bucket, path string, e fileEntry) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(path), data)
+}
+
+// dropUnder removes from the index every file at or below dir that is not
+// in keep. It returns how many files had content in the index.
+func (ix *Index) dropUnder(ctx context.Context, dir string, keep map[string]bool) (int, error) {
+	type gone struct {
+		path   string
+		chunks int
+		skip   bool
+	}
+	var drop []gone
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketFiles)
+		for _, k := range prefixKeys(b, dir) {
+			if keep[k] {
+				continue
+			}
+			var e fileEntry
+			if err := json.Unmarshal(b.Get([]byte(k)), &e); err != nil {
+				return err
+			}
+			drop = append(drop, gone{k, e.Chunks, e.Skip != ""})
+		}
+		return nil
+	})
+	if err != nil || len(drop) == 0 {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	tb := ix.text.NewBatch()
+	for _, g := range drop {
+		for i := range g.chunks {
+			tb.Delete(chunkID(g.path, i))
+		}
+	}
+	if err := ix.text.Batch(tb); err != nil {
+		return 0, fmt.Errorf("delete from keyword index: %w", err)
+	}
+	n := 0
+	err = ix.db.Update(func(tx *bolt.Tx) error {
+		files, vb := tx.Bucket(bucketFiles), tx.Bucket(bucketVectors)
+		for _, g := range drop {
+			for i := range g.chunks {
+				if err := vb.Delete([]byte(chunkID(g.path, i))); err != nil {
+					return err
+				}
+			}
+			if err := files.Delete([]byte(g.path)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete from catalog: %w", err)
+	}
+	for _, g := range drop {
+		if ix.vec != nil {
+			for i := range g.chunks {
+				ix.vec.del(chunkID(g.path, i))
+			}
+		}
+		if !g.skip {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// splitWords turns a path or file name into words: "git-commit.md" becomes
+// "git commit md".
+func splitWords(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 0x7f)
+	}), " ")
+}
+
+// walk calls visit for every file under path that is not ignored. skip is
+// non-nil for files that are known to be left out (with fi set) and for
+// directories or links that cannot be entered (with fi nil). The ignore
+// files and hidden directories between the root holding path and path
+// apply.
+func (ix *Index) walk(ctx context.Context, roots []string, path string, visit func(path string, fi fs.FileInfo, skip error)) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			visit(path, nil, err)
+		}
+		return nil
+	}
+	rules, excluded := ix.ancestorRules(roots, path, fi.IsDir())
+	if excluded {
+		return nil
+	}
+	if !fi.IsDir() {
+		ix.visitFile(path, fi, visit)
+		return nil
+	}
+	return ix.walkDir(ctx, path, rules, visit)
+}
+
+// containingRoot returns the longest root at or above path, or path.
+func containingRoot(roots []string, path string) string {
+	best := ""
+	for _, r := range roots {
+		if underRoot(path, r) && len(r) > len(best) {
+			best = r
+		}
+	}
+	if best == "" {
+		return path
+	}
+	return best
+}
+
+// ancestorRules reads the ignore files of the directories from the root
+// holding path down to path's parent, and reports whether path is
+// excluded by them or by a hidden directory on the way.
+func (ix *Index) ancestorRules(roots []string, path string, isDir bool) (ignoreRules, bool) {
+	root := containingRoot(roots, path)
+	if root == path {
+		return nil, false
+	}
+	var rules ignoreRules
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return nil, false
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	dir := root
+	for i, part := range parts {
+		for _, name := range ignoreFiles {
+			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				rules = append(rules, parseIgnore(dir, data)...)
+			}
+		}
+		p := filepath.Join(dir, part)
+		last := i == len(parts)-1
+		d := !last || isDir
+		if d && strings.HasPrefix(part, ".") && !ix.cfg.hidden {
+			return nil, true
+		}
+		if rules.ignored(p, d) || p == ix.dir {
+			return nil, true
+		}
+		dir = p
+	}
+	return rules, false
+}
+
+func (ix *Index) visitFile(path string, fi fs.FileInfo, visit func(string, fs.FileInfo, error)) {
+	switch {
+	case !fi.Mode().IsRegular():
+		visit(path, fi, ErrNotRegular)
+	case fi.Size() > ix.cfg.maxSize:
+		visit(path, fi, fmt.Errorf("%w (%d bytes)", ErrTooLarge, fi.Size()))
+	default:
+		visit(path, fi, nil)
+	}
+}
+
+func (ix *Index) walkDir(ctx context.Context, dir string, rules ignoreRules, visit func(string, fs.FileInfo, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dir == ix.dir {
+		return nil // never index the index
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			visit(dir, nil, fmt.Errorf("read directory: %w", err))
+		}
+		return nil
+	}
+	for _, name := range ignoreFiles {
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			rules = append(rules[:len(rules):len(rules)], parseIgnore(dir, data)...)
+		}
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		hidden := strings.HasPrefix(e.Name(), ".")
+		switch {
+		case e.IsDir():
+			if (hidden && !ix.cfg.hidden) || rules.ignored(p, true) {
+				continue
+			}
+			if err := ix.walkDir(ctx, p, rules, visit); err != nil {
+				return err
+			}
+		case rules.ignored(p, false) || (hidden && slices.Contains(ignoreFiles, e.Name())):
+			continue
+		case e.Type()&fs.ModeSymlink != 0:
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				visit(p, nil, fmt.Errorf("broken or looping symlink: %w", err))
+			case fi.IsDir():
+				visit(p, nil, errors.New("symlink to a directory is not followed"))
+			default:
+				ix.visitFile(p, fi, visit)
+			}
+		default:
+			fi, err := e.Info()
+			if err != nil {
+				continue // vanished since the listing
+			}
+			ix.visitFile(p, fi, visit)
+		}
+	}
+	return nil
+}
