@@ -3,7 +3,9 @@ package planner
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -85,17 +87,31 @@ func EstimateTokens(s string) int {
 }
 
 // listDir returns a bounded listing of dir: at most limit entries, names
-// escaped, directories marked with a slash, and a count of the rest.
+// escaped, directories marked with a slash, and a count of the rest. It
+// reads at most limit entries plus maxCount names, so a huge directory
+// costs little; the entries shown are the first limit in directory order,
+// sorted.
 func listDir(dir string, limit int) (string, error) {
-	entries, err := os.ReadDir(dir)
+	const maxCount = 10000
+	f, err := os.Open(dir)
 	if err != nil {
 		return "", fmt.Errorf("list %s: %w", dir, err)
 	}
-	names := make([]string, 0, min(len(entries), limit))
-	for i, e := range entries {
-		if i == limit {
-			break
+	defer f.Close()
+	entries, err := f.ReadDir(limit)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("list %s: %w", dir, err)
+	}
+	rest := 0
+	if len(entries) == limit {
+		more, err := f.Readdirnames(maxCount)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("list %s: %w", dir, err)
 		}
+		rest = len(more)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
 		n := escapeName(e.Name())
 		if e.IsDir() {
 			n += "/"
@@ -107,7 +123,10 @@ func listDir(dir string, limit int) (string, error) {
 	slices.Sort(names)
 	var b strings.Builder
 	b.WriteString(strings.Join(names, "  "))
-	if rest := len(entries) - len(names); rest > 0 {
+	switch {
+	case rest == maxCount:
+		fmt.Fprintf(&b, "  (and more than %d more)", rest)
+	case rest > 0:
 		fmt.Fprintf(&b, "  (and %d more)", rest)
 	}
 	if len(entries) == 0 {

@@ -31,6 +31,7 @@ type RefusalError struct {
 	Text string // what the model said, trimmed
 }
 
+// Error quotes what the model said.
 func (e *RefusalError) Error() string {
 	return "model declined: " + e.Text
 }

@@ -44,6 +44,10 @@ type Artifact struct {
 	Commands  []Command  // nash commands described to the model
 	Documents []Document // retrieved files shown to the model
 	Prompt    PromptStats
+
+	// Warnings lists context that could not be gathered (the listing, the
+	// retrieval); the plan went ahead without it. For the log.
+	Warnings []string
 }
 
 // Explanation is a script explained step by step.
@@ -408,6 +412,7 @@ func (p *Planner) artifact(prompt string, a Answer, rep *effects.Report, calls i
 		Commands:     parts.commands,
 		Documents:    parts.docs,
 		Prompt:       parts.stats,
+		Warnings:     parts.warnings,
 	}
 }
 

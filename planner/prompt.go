@@ -64,6 +64,7 @@ type promptParts struct {
 	commands []Command
 	docs     []Document
 	stats    PromptStats
+	warnings []string
 }
 
 // gather collects the context of a request within the token budget.
@@ -90,7 +91,8 @@ func (p *Planner) gather(ctx context.Context, req Request, extra ...section) (pr
 	if req.Cwd != "" && p.listLimit > 0 {
 		l, err := listDir(req.Cwd, p.listLimit)
 		if err != nil {
-			l = "(cannot list: " + err.Error() + ")"
+			parts.warnings = append(parts.warnings, err.Error())
+			l = "(cannot be listed)"
 		}
 		parts.sections = append(parts.sections, section{name: "listing", title: "Files in the working directory", body: fitTokens(l, b.listing)})
 	}
@@ -105,7 +107,9 @@ func (p *Planner) gather(ctx context.Context, req Request, extra ...section) (pr
 			if ctx.Err() != nil {
 				return parts, fmt.Errorf("retrieve files: %w", err)
 			}
-			docs = nil // retrieval is a help, not a requirement
+			// Retrieval is a help, not a requirement: plan without it.
+			parts.warnings = append(parts.warnings, fmt.Sprintf("retrieve files: %v", err))
+			docs = nil
 		}
 		if body, used := renderDocs(docs, sys.Home, b.documents); body != "" {
 			parts.docs = used

@@ -70,6 +70,7 @@ type ProviderError struct {
 	Err  error
 }
 
+// Error names the spec and endpoint, the cause, and SetupHelp.
 func (e *ProviderError) Error() string {
 	where := e.Spec
 	if e.URL != "" {
@@ -159,7 +160,8 @@ func NewModel(spec Spec, getenv func(string) string, client *http.Client) (llms.
 		if key == "" {
 			key = "unused" // local OpenAI-compatible servers need no key
 		}
-		m, err := openai.New(openai.WithBaseURL(base), openai.WithToken(key), openai.WithModel(spec.Model), openai.WithHTTPClient(client))
+		m, err := openai.New(openai.WithBaseURL(base), openai.WithToken(key), openai.WithModel(spec.Model),
+			openai.WithOrganization(getenv("OPENAI_ORGANIZATION")), openai.WithHTTPClient(client))
 		if err != nil {
 			return fail(base, err)
 		}
@@ -187,7 +189,10 @@ func NewModel(spec Spec, getenv func(string) string, client *http.Client) (llms.
 		if key == "" {
 			return fail(base, errors.New("GOOGLE_API_KEY is not set"))
 		}
-		m, err := openai.New(openai.WithBaseURL(base), openai.WithToken(key), openai.WithModel(spec.Model), openai.WithHTTPClient(client))
+		// WithOrganization("") keeps an OPENAI_ORGANIZATION in the process
+		// environment from being sent to Google.
+		m, err := openai.New(openai.WithBaseURL(base), openai.WithToken(key), openai.WithModel(spec.Model),
+			openai.WithOrganization(""), openai.WithHTTPClient(client))
 		if err != nil {
 			return fail(base, err)
 		}

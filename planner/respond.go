@@ -27,6 +27,7 @@ type requestKey struct{}
 // responderModel adapts a Responder to llms.Model.
 type responderModel struct{ f Responder }
 
+// GenerateContent asks the Responder, passing the request and the attempt.
 func (m responderModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	req, ok := ctx.Value(requestKey{}).(Request)
 	attempt := 0
@@ -55,6 +56,7 @@ func (m responderModel) GenerateContent(ctx context.Context, msgs []llms.Message
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: text}}}, nil
 }
 
+// Call is not used by the planner.
 func (m responderModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
 	return "", errors.New("responder: Call is not supported")
 }

@@ -60,6 +60,7 @@ type StatusError struct {
 	Attempts int
 }
 
+// Error gives the status, the attempts, Retry-After and the start of the body.
 func (e *StatusError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider answered HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
@@ -234,6 +235,7 @@ type limitedBody struct {
 	rec  *callRecord
 }
 
+// Read reads from the body until the limit is passed.
 func (l *limitedBody) Read(p []byte) (int, error) {
 	if l.left <= 0 {
 		// Probe for one more byte: exactly at the limit is fine.
@@ -255,4 +257,5 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the body.
 func (l *limitedBody) Close() error { return l.rc.Close() }

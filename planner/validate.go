@@ -14,6 +14,7 @@ type ScriptError struct {
 	Err    error // an *effects.ParseError, or why the script is empty
 }
 
+// Error gives the parse error.
 func (e *ScriptError) Error() string {
 	return fmt.Sprintf("script does not parse as bash: %v", e.Err)
 }
