@@ -16,19 +16,19 @@ func corpus(tb testing.TB) string {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "home")
 	writeFiles(tb, dir, map[string]string{
-		"notes/tax-2024.md":       "# Taxes 2024\n\nDentist receipts and the pharmacy invoice go in the folder.\n",
-		"notes/holiday.txt":       "Packing list for the trip to Lisbon: sunscreen, passport, charger.\n",
-		"notes/recipes/bread.md":  "# Sourdough bread\n\nFeed the starter, knead the dough, bake at 250 degrees.\n",
-		"src/server/main.go":      "package main\n\n// main starts the HTTP server that serves invoices.\nfunc main() {}\n",
-		"src/server/handler.go":   "package main\n\n// handler renders the quarterly report.\nfunc handler() {}\n",
-		"docs/report.html":        "<html><head><title>Quarterly report</title><style>p{color:red}</style></head><body><p>Revenue grew in the third quarter.</p><script>var invoice=1</script></body></html>",
-		"docs/big-notes.txt":      strings.Repeat("filler words about nothing in particular\n", 400) + "the hidden treasure is under the old oak tree\n",
-		".cache/secret.txt":       "hidden directory content: treasure map\n",
-		"build/out.txt":           "generated output: treasure\n",
-		"scratch/keep.log":        "a log the ignore file lets through: treasure\n",
-		"scratch/drop.log":        "a log the ignore file drops: treasure\n",
-		".gitignore":              "build/\n*.log\n!keep.log\n",
-		"notes/recipes/.nashignore": "draft-*\n",
+		"notes/tax-2024.md":           "# Taxes 2024\n\nDentist receipts and the pharmacy invoice go in the folder.\n",
+		"notes/holiday.txt":           "Packing list for the trip to Lisbon: sunscreen, passport, charger.\n",
+		"notes/recipes/bread.md":      "# Sourdough bread\n\nFeed the starter, knead the dough, bake at 250 degrees.\n",
+		"src/server/main.go":          "package main\n\n// main starts the HTTP server that serves invoices.\nfunc main() {}\n",
+		"src/server/handler.go":       "package main\n\n// handler renders the quarterly report.\nfunc handler() {}\n",
+		"docs/report.html":            "<html><head><title>Quarterly report</title><style>p{color:red}</style></head><body><p>Revenue grew in the third quarter.</p><script>var invoice=1</script></body></html>",
+		"docs/big-notes.txt":          strings.Repeat("filler words about nothing in particular\n", 400) + "the hidden treasure is under the old oak tree\n",
+		".cache/secret.txt":           "hidden directory content: treasure map\n",
+		"build/out.txt":               "generated output: treasure\n",
+		"scratch/keep.log":            "a log the ignore file lets through: treasure\n",
+		"scratch/drop.log":            "a log the ignore file drops: treasure\n",
+		".gitignore":                  "build/\n*.log\n!keep.log\n",
+		"notes/recipes/.nashignore":   "draft-*\n",
 		"notes/recipes/draft-cake.md": "# Cake draft\n\nflour sugar eggs\n",
 	})
 	files := map[string][]byte{
@@ -352,7 +352,7 @@ func TestParseDateAndSize(t *testing.T) {
 func TestPlainQuery(t *testing.T) {
 	tests := map[string]string{
 		`move every invoice from 2025 into one folder`: "move every invoice from 2025 into one folder",
-		`"tax" (receipts) -x AND y NOT z ext:pdf`:     "tax receipts x and y not z ext pdf",
+		`"tax" (receipts) -x AND y NOT z ext:pdf`:      "tax receipts x and y not z ext pdf",
 	}
 	for in, want := range tests {
 		if got := PlainQuery(in); got != want {
