@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"encoding/json"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
@@ -32,12 +32,12 @@ func ChildMain() {
 	res := os.NewFile(resultFd, "result")
 	var cfg childConfig
 	r := childResult{}
-	if err := json.NewDecoder(os.NewFile(configFd, "config")).Decode(&cfg); err != nil {
+	if err := gob.NewDecoder(os.NewFile(configFd, "config")).Decode(&cfg); err != nil {
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	} else {
 		r = runInit(&cfg)
 	}
-	_ = json.NewEncoder(res).Encode(r)
+	_ = gob.NewEncoder(res).Encode(r)
 	// Closing the pipe lets the parent go on while the kernel tears the
 	// namespaces down after this exit.
 	res.Close()

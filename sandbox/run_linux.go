@@ -1,8 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -113,7 +114,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
 		PIDStart: procStart(os.Getpid()), Layers: plan.Layers, State: runRunning, Scratch: scratch,
 	}
-	if err := writeJSONVolatile(filepath.Join(runDir, "run.json"), rec); err != nil {
+	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("record run: %w", err)
 	}
@@ -132,7 +133,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, fmt.Errorf("read what the script changed: %w", err)
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
-	if err := writeJSONVolatile(filepath.Join(runDir, "run.json"), rec); err != nil {
+	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("record run: %w", err)
 	}
@@ -278,7 +279,7 @@ func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string
 		cfgW.Close()
 		return nil, nil, unavailable(err)
 	}
-	enc := json.NewEncoder(cfgW)
+	enc := gob.NewEncoder(cfgW)
 	werr := enc.Encode(cfg)
 	cfgW.Close()
 	// The init closes the result pipe right before it exits; reading to
@@ -302,7 +303,7 @@ func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string
 		return nil, nil, fmt.Errorf("send sandbox config: %w", werr)
 	}
 	var res childResult
-	if jerr := json.Unmarshal(out, &res); jerr != nil {
+	if jerr := gob.NewDecoder(bytes.NewReader(out)).Decode(&res); jerr != nil {
 		err := <-done
 		if err != nil {
 			return nil, nil, fmt.Errorf("sandbox init failed: %w", err)
@@ -363,7 +364,7 @@ func (s *Sandbox) Abort(id string) error {
 	}
 	delete(s.torndown, id)
 	var rec runRecord
-	if err := readJSON(filepath.Join(dir, "run.json"), &rec); err != nil {
+	if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
 		return removeRun(dir)
 	}
 	return s.removeRunFiles(&rec)

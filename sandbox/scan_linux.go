@@ -129,10 +129,14 @@ func (sc *scanner) dir(upperDir, liveDir string) error {
 			if err != nil {
 				return err
 			}
-			if kind == "" {
+			if kind == "" && !(ust.Mode&unix.S_IFMT == unix.S_IFREG && ust.Nlink > 1) {
 				continue // copied up but unchanged: nothing to commit
 			}
-			sc.add(kind, l, object(l, &lst), object(u, &ust), names)
+			// An unchanged file with other names in the upper was linked
+			// to: it is committed too, or the link would be lost.
+			if kind != "" {
+				sc.add(kind, l, object(l, &lst), object(u, &ust), names)
+			}
 		}
 		sc.ops = append(sc.ops, op{Path: l, Src: u})
 	}

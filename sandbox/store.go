@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,6 +139,43 @@ func (l layout) nextID() (string, error) {
 	return strconv.Itoa(n), nil
 }
 
+// Internal state (journal, manifest, run records, the init's config) is
+// gob: unlike JSON it keeps file names that are not valid UTF-8 exact.
+// Transaction records stay JSON, for people and tools.
+
+func readGob(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeGob(path string, v any) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
+}
+
+// writeGobVolatile writes a file that need not survive a crash (a run's
+// own record: a run interrupted by a crash is discarded anyway).
+func writeGobVolatile(path string, v any) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 func readJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -154,20 +193,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// writeJSONVolatile writes a file that need not survive a crash (a run's
-// own record: a run interrupted by a crash is discarded anyway).
-func writeJSONVolatile(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func (l layout) readTx(id string) (*Tx, error) {

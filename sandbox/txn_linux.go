@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +22,13 @@ import (
 	"github.com/nash-shell/nash/effects"
 )
 
+// File names inside a run dir and a layer dir.
+const (
+	runFile      = "run.gob"
+	manifestFile = "manifest.gob"
+	changesFile  = "changes.gob"
+)
+
 // wal is the write-ahead journal of one transaction: every operation with
 // enough state to tell, after a crash, how far it got and how to undo it.
 type wal struct {
@@ -33,14 +40,22 @@ type wal struct {
 }
 
 type walOp struct {
-	op
+	// The operation (see op); flat, because gob ignores embedded
+	// unexported structs.
+	Path      string
+	Src       string
+	Tree      bool
+	Meta      *meta
 	Stash     string `json:"stash,omitempty"` // where the displaced live object goes
 	PreExists bool   `json:"pre_exists"`
 	PreDir    bool   `json:"pre_dir,omitempty"`
 	XStash    bool   `json:"xstash,omitempty"` // stash crosses file systems: copy
 	XApply    bool   `json:"xapply,omitempty"` // apply crosses file systems: copy
-	OldMeta   *meta  `json:"old_meta,omitempty"`
-	UndoOf    int    `json:"undo_of"` // for an undo: the index of the op it reverses
+	// InPlace writes the new content into the live inode, because other
+	// hard links share it; the old content is stashed as a copy.
+	InPlace bool  `json:"in_place,omitempty"`
+	OldMeta *meta `json:"old_meta,omitempty"`
+	UndoOf  int   `json:"undo_of"` // for an undo: the index of the op it reverses
 }
 
 // fingerprint identifies what nash left at a path, to detect later changes.
@@ -139,7 +154,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	defer lk.unlock()
 	var rec runRecord
-	if err := readJSON(filepath.Join(l.runDir(id), "run.json"), &rec); err != nil {
+	if err := readGob(filepath.Join(l.runDir(id), runFile), &rec); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &NotFoundError{ID: id}
 		}
@@ -169,7 +184,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	w := &wal{Tx: id, Kind: "commit", Run: id}
 	for _, o := range ops {
-		w.Ops = append(w.Ops, walOp{op: o, UndoOf: -1})
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: -1})
 	}
 	records, err := s.execute(w)
 	if err != nil {
@@ -180,7 +195,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records),
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}
-	if err := writeJSON(filepath.Join(l.layerDir(id), "changes.json"), cs); err != nil {
+	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
 		return nil, s.failAfterApply(w, fmt.Errorf("record changes: %w", err))
 	}
 	// The commit point: once the record is durable the transaction stands.
@@ -260,18 +275,24 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 		var st unix.Stat_t
 		if unix.Lstat(o.Path, &st) == nil {
 			o.PreExists, o.PreDir = true, isDir(&st)
+			if o.Src != "" && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+				var sst unix.Stat_t
+				if unix.Lstat(o.Src, &sst) == nil && sst.Mode&unix.S_IFMT == unix.S_IFREG {
+					o.InPlace = true
+				}
+			}
 			if o.Meta != nil {
 				o.OldMeta = &meta{Mode: st.Mode &^ unix.S_IFMT, UID: int(st.Uid), GID: int(st.Gid)}
 			} else {
 				o.Stash = filepath.Join(objects, strconv.Itoa(i))
-				o.XStash = st.Dev != layerDev
+				o.XStash = st.Dev != layerDev || o.InPlace
 			}
 		}
 		if o.Src != "" {
 			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.Path))
 		}
 	}
-	if err := writeJSON(l.walFile(w.Tx), w); err != nil {
+	if err := writeGob(l.walFile(w.Tx), w); err != nil {
 		return nil, fmt.Errorf("write journal: %w", err)
 	}
 	if err := s.apply(w); err != nil {
@@ -302,7 +323,7 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 		}
 		records[i] = r
 	}
-	if err := writeManifest(filepath.Join(l.layerDir(w.Tx), "manifest.jsonl"), records); err != nil {
+	if err := writeManifest(filepath.Join(l.layerDir(w.Tx), manifestFile), records); err != nil {
 		return nil, s.failAfterApply(w, fmt.Errorf("write undo manifest: %w", err))
 	}
 	return records, nil
@@ -342,6 +363,9 @@ func (s *Sandbox) apply(w *wal) error {
 			return err
 		}
 		for _, o := range xstash {
+			if o.InPlace {
+				continue // the inode stays; its content is replaced below
+			}
 			if err := removeAll(o.Path); err != nil {
 				return err
 			}
@@ -363,6 +387,12 @@ func (s *Sandbox) apply(w *wal) error {
 		case o.Src != "":
 			if err := stripOverlayXattrs(o.Src, o.Tree); err != nil {
 				return err
+			}
+			if o.InPlace {
+				if err := overwrite(o.Src, o.Path); err != nil {
+					return fmt.Errorf("write %s in place: %w", o.Path, err)
+				}
+				continue
 			}
 			if o.XApply {
 				tmp := o.Path + ".nash-new"
@@ -433,6 +463,15 @@ func (s *Sandbox) rollback(w *wal) error {
 		if !exists(o.Stash) {
 			continue // never stashed: the live object is untouched
 		}
+		if o.InPlace {
+			if err := overwrite(o.Stash, o.Path); err != nil {
+				return fmt.Errorf("roll back %s: %w", o.Path, err)
+			}
+			if err := removeAll(o.Stash); err != nil {
+				return err
+			}
+			continue
+		}
 		if o.XStash {
 			if exists(o.Path) {
 				if err := removeAll(o.Path); err != nil {
@@ -470,7 +509,7 @@ func writeManifest(path string, records []opRecord) error {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
+	enc := gob.NewEncoder(bw)
 	for _, r := range records {
 		if err := enc.Encode(r); err != nil {
 			f.Close()
@@ -495,7 +534,7 @@ func readManifest(path string) ([]opRecord, error) {
 	}
 	defer f.Close()
 	var out []opRecord
-	dec := json.NewDecoder(bufio.NewReader(f))
+	dec := gob.NewDecoder(bufio.NewReader(f))
 	for {
 		var r opRecord
 		if err := dec.Decode(&r); err == io.EOF {
@@ -551,7 +590,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 	case StateForgotten:
 		return nil, fmt.Errorf("transaction %s was forgotten: its old versions are gone", id)
 	}
-	records, err := readManifest(filepath.Join(l.layerDir(id), "manifest.jsonl"))
+	records, err := readManifest(filepath.Join(l.layerDir(id), manifestFile))
 	if err != nil {
 		return nil, err
 	}
@@ -593,7 +632,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		case r.PreExists:
 			o.Src, o.Tree = filepath.Join(l.layerDir(id), "objects", r.Stash), r.PreDir
 		}
-		w.Ops = append(w.Ops, walOp{op: o, UndoOf: r.Index})
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: r.Index})
 	}
 	out, err := s.execute(w)
 	if err != nil {
@@ -646,7 +685,7 @@ func (s *Sandbox) markUndone(w *wal) error {
 	if err != nil {
 		return nil
 	}
-	recs, err := readManifest(filepath.Join(l.layerDir(k.ID), "manifest.jsonl"))
+	recs, err := readManifest(filepath.Join(l.layerDir(k.ID), manifestFile))
 	if err != nil {
 		return err
 	}
@@ -704,7 +743,7 @@ func (s *Sandbox) laterTx(txs []*Tx, k *Tx, p string) string {
 		if n <= kn || t.State == StateUndone || t.State == StateForgotten {
 			continue
 		}
-		recs, err := readManifest(filepath.Join(s.layout().layerDir(t.ID), "manifest.jsonl"))
+		recs, err := readManifest(filepath.Join(s.layout().layerDir(t.ID), manifestFile))
 		if err != nil {
 			continue
 		}
@@ -748,7 +787,7 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 			continue
 		}
 		var w wal
-		if err := readJSON(l.walFile(id), &w); err != nil {
+		if err := readGob(l.walFile(id), &w); err != nil {
 			// A journal is written whole (temp, fsync, rename) before any
 			// operation, so an unreadable one never took effect.
 			_ = os.Remove(l.walFile(id))
@@ -777,10 +816,10 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	for _, e := range runs {
 		var rec runRecord
 		dir := filepath.Join(l.runsDir(), e.Name())
-		if err := readJSON(filepath.Join(dir, "run.json"), &rec); err == nil && alive(rec.PID, rec.PIDStart) {
+		if err := readGob(filepath.Join(dir, runFile), &rec); err == nil && alive(rec.PID, rec.PIDStart) {
 			continue
 		}
-		if err := readJSON(filepath.Join(dir, "run.json"), &rec); err != nil {
+		if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
 			if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) < time.Minute {
 				continue // being created right now
 			}
@@ -816,11 +855,11 @@ func (s *Sandbox) Show(id string) (*Tx, *effects.ChangeSet, error) {
 		return nil, nil, err
 	}
 	cs := &effects.ChangeSet{}
-	if err := readJSON(filepath.Join(l.layerDir(id), "changes.json"), cs); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := readGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
 	if t.Undoes != "" && cs.Len() == 0 {
-		recs, _ := readManifest(filepath.Join(l.layerDir(id), "manifest.jsonl"))
+		recs, _ := readManifest(filepath.Join(l.layerDir(id), manifestFile))
 		for _, r := range recs {
 			kind := effects.Modified
 			switch {
@@ -840,7 +879,7 @@ func (s *Sandbox) Show(id string) (*Tx, *effects.ChangeSet, error) {
 // OldVersion returns where transaction id's undo layer holds the version
 // of p it displaced, when that is a regular file.
 func (s *Sandbox) OldVersion(id, p string) (string, bool) {
-	recs, err := readManifest(filepath.Join(s.layout().layerDir(id), "manifest.jsonl"))
+	recs, err := readManifest(filepath.Join(s.layout().layerDir(id), manifestFile))
 	if err != nil {
 		return "", false
 	}
@@ -948,7 +987,7 @@ func duSize(p string) int64 {
 // that is a regular file.
 func (s *Sandbox) NewVersion(id, p string) (string, bool) {
 	var rec runRecord
-	if err := readJSON(filepath.Join(s.layout().runDir(id), "run.json"), &rec); err != nil {
+	if err := readGob(filepath.Join(s.layout().runDir(id), runFile), &rec); err != nil {
 		return "", false
 	}
 	best := -1

@@ -1,0 +1,3 @@
+package sandbox
+
+func crasherMain() int { return 0 }

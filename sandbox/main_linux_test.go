@@ -1,0 +1,200 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestMain lets the test binary act as the sandbox init (the sandbox
+// re-executes /proc/self/exe) and as small helpers that scripts call.
+func TestMain(m *testing.M) {
+	if IsChild() {
+		ChildMain()
+	}
+	if spec := os.Getenv("NASH_TEST_SETXATTR"); spec != "" {
+		// path=name=value
+		parts := strings.SplitN(spec, "=", 3)
+		if err := unix.Lsetxattr(parts[0], parts[1], []byte(parts[2]), 0); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv("NASH_TEST_CRASHER") != "" {
+		os.Exit(crasherMain())
+	}
+	os.Exit(m.Run())
+}
+
+// env is one test's sandbox: a work dir, a state dir and captured output.
+type env struct {
+	t      *testing.T
+	sb     *Sandbox
+	work   string
+	state  string
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+}
+
+func newEnv(t *testing.T, opts ...Option) *env {
+	t.Helper()
+	base := t.TempDir()
+	e := &env{t: t, work: filepath.Join(base, "work"), state: filepath.Join(base, "state")}
+	if err := os.Mkdir(e.work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	all := append([]Option{StateDir(e.state), Dir(e.work), Stdio(strings.NewReader(""), &e.stdout, &e.stderr)}, opts...)
+	sb, err := New(context.Background(), all...)
+	if err != nil {
+		t.Fatalf("new sandbox: %v", err)
+	}
+	e.sb = sb
+	return e
+}
+
+func (e *env) path(rel string) string { return filepath.Join(e.work, rel) }
+
+// sh runs a setup command natively, outside any sandbox.
+func (e *env) sh(script string) {
+	e.t.Helper()
+	cmd := execCommand("bash", "-c", script)
+	cmd.Dir = e.work
+	if out, err := cmd.CombinedOutput(); err != nil {
+		e.t.Fatalf("setup %q: %v\n%s", script, err, out)
+	}
+}
+
+// run runs script in the sandbox and fails the test on error.
+func (e *env) run(script string) *Pending {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := e.sb.Run(ctx, script)
+	if err != nil {
+		e.t.Fatalf("run %q: %v\nstderr: %s", script, err, e.stderr.String())
+	}
+	return p
+}
+
+func (e *env) commit(p *Pending) *Tx {
+	e.t.Helper()
+	tx, err := e.sb.Commit(context.Background(), p.ID, CommitOptions{})
+	if err != nil {
+		e.t.Fatalf("commit %s: %v", p.ID, err)
+	}
+	return tx
+}
+
+func (e *env) undo(id string) *Tx {
+	e.t.Helper()
+	u, err := e.sb.Undo(context.Background(), id, UndoOptions{})
+	if err != nil {
+		e.t.Fatalf("undo %s: %v", id, err)
+	}
+	return u
+}
+
+// entry is what a tree snapshot records of one path.
+type entry struct {
+	Type   string
+	Mode   fs.FileMode
+	Hash   string
+	Target string
+	Size   int64
+}
+
+func (x entry) String() string {
+	return fmt.Sprintf("%s %v size=%d hash=%s target=%q", x.Type, x.Mode, x.Size, x.Hash, x.Target)
+}
+
+// snapshot records every path below root: type, mode, content, symlink
+// target. Times are left out: they legitimately differ between runs.
+func snapshot(t *testing.T, root string) map[string]entry {
+	t.Helper()
+	out := map[string]entry{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		x := entry{Mode: fi.Mode(), Size: fi.Size()}
+		switch {
+		case fi.IsDir():
+			x.Type, x.Size = "dir", 0
+		case fi.Mode().IsRegular():
+			x.Type = "file"
+			if fi.Size() <= 64<<20 {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				h := sha256.Sum256(b)
+				x.Hash = hex.EncodeToString(h[:8])
+			}
+		case fi.Mode()&fs.ModeSymlink != 0:
+			x.Type = "symlink"
+			x.Target, _ = os.Readlink(p)
+		default:
+			x.Type = fi.Mode().Type().String()
+		}
+		out[rel] = x
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", root, err)
+	}
+	return out
+}
+
+// diffTrees describes how two snapshots differ, or returns "".
+func diffTrees(want, got map[string]entry) string {
+	var lines []string
+	for p, w := range want {
+		g, ok := got[p]
+		switch {
+		case !ok:
+			lines = append(lines, fmt.Sprintf("missing %q (%v)", p, w))
+		case g != w:
+			lines = append(lines, fmt.Sprintf("differs %q: want %v, got %v", p, w, g))
+		}
+	}
+	for p, g := range got {
+		if _, ok := want[p]; !ok {
+			lines = append(lines, fmt.Sprintf("extra %q (%v)", p, g))
+		}
+	}
+	sort.Strings(lines)
+	if len(lines) > 20 {
+		lines = append(lines[:20], fmt.Sprintf("... and %d more", len(lines)-20))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kinds renders a change set as "path kind" lines relative to base.
+func kinds(p *Pending, base string) []string {
+	var out []string
+	for _, c := range p.Changes.Changes {
+		rel, err := filepath.Rel(base, c.Path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = c.Path
+		}
+		out = append(out, rel+" "+string(c.Kind))
+	}
+	return out
+}
