@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 )
 
@@ -11,7 +12,22 @@ import (
 // search over 10,000 remembered requests, prompt assembly, answer parsing
 // and the bash syntax check. It reports the prompt's estimated tokens.
 func BenchmarkPlanOverhead(b *testing.B) {
-	p, _, dir := typicalSetup(b, 10000)
+	_, src, dir := typicalSetup(b, 10000)
+	// The memory is file-backed, as in nash, so each plan also pays for
+	// the check for other processes' additions.
+	stateDir := b.TempDir()
+	if err := writeRecords(filepath.Join(stateDir, MemoryFile), src.List()); err != nil {
+		b.Fatal(err)
+	}
+	m, err := OpenMemory(stateDir)
+	if err != nil || m.Len() != 10000 {
+		b.Fatalf("OpenMemory: %v", err)
+	}
+	fake := &scriptedLLM{answers: []string{answerJSON(goodScript, "Moves the invoices.")}}
+	p, err := New(LLM(fake, "fake"), UseMemory(m), SystemInfo(testSystem()))
+	if err != nil {
+		b.Fatal(err)
+	}
 	req := typicalRequest(dir)
 	ctx := context.Background()
 	var a *Artifact
@@ -41,12 +57,8 @@ func BenchmarkMemorySearch(b *testing.B) {
 func BenchmarkOpenMemory(b *testing.B) {
 	_, src, _ := typicalSetup(b, 10000)
 	dir := b.TempDir()
-	m, err := OpenMemory(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
 	// Write the records directly: 10,000 fsyncs would dominate setup.
-	if err := writeRecords(m.path, src.List()); err != nil {
+	if err := writeRecords(filepath.Join(dir, MemoryFile), src.List()); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -38,10 +37,14 @@ const MemoryFile = "planner-memory.jsonl"
 
 // Memory is the planner's memory of committed requests: an append-only
 // JSONL file in the state directory and an in-memory BM25 index over the
-// prompts. It is safe for concurrent use.
+// prompts. The file is the source of truth: every call first reads what
+// other nash processes appended (or notices that one cleared it), at the
+// cost of one stat. It is safe for concurrent use.
 type Memory struct {
-	mu      sync.RWMutex
-	path    string // "" for a memory that is not saved
+	mu      sync.Mutex
+	path    string      // "" for a memory that is not saved
+	file    os.FileInfo // the file read so far, to notice a replacement
+	offset  int64       // bytes of it consumed, always at a line end
 	records []Record
 	idx     bm25
 }
@@ -53,34 +56,8 @@ func OpenMemory(dir string) (*Memory, error) {
 		return nil, fmt.Errorf("create memory dir: %w", err)
 	}
 	m := &Memory{path: filepath.Join(dir, MemoryFile)}
-	f, err := os.Open(m.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
+	if err := m.refresh(); err != nil {
 		return nil, fmt.Errorf("open memory: %w", err)
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for lineNo := 1; ; lineNo++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec Record
-			if jerr := json.Unmarshal(line, &rec); jerr == nil {
-				m.add(rec)
-			} else if err == nil {
-				// A complete line that does not decode: the file is damaged
-				// in the middle, not just torn at the end. Skip it too, but
-				// only a torn tail is expected.
-				continue
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read memory line %d: %w", lineNo, err)
-		}
 	}
 	return m, nil
 }
@@ -89,10 +66,64 @@ func OpenMemory(dir string) (*Memory, error) {
 // and for running without a state directory.
 func NewMemory() *Memory { return &Memory{} }
 
+// refresh reads the lines appended to the file since the last call, or
+// everything if the file was replaced or shrank. m.mu must be held.
+func (m *Memory) refresh() error {
+	if m.path == "" {
+		return nil
+	}
+	fi, err := os.Stat(m.path)
+	if errors.Is(err, os.ErrNotExist) {
+		m.reset(nil)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if m.file == nil || !os.SameFile(m.file, fi) || fi.Size() < m.offset {
+		m.reset(fi)
+	}
+	m.file = fi
+	if fi.Size() == m.offset {
+		return nil
+	}
+	f, err := os.Open(m.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, m.offset, fi.Size()-m.offset))
+	if err != nil {
+		return err
+	}
+	// Only complete lines: a torn tail is a crash or a write in progress.
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil
+	}
+	for line := range bytes.Lines(data[:end+1]) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil {
+			continue // a damaged line: skip it, keep the rest
+		}
+		m.add(rec)
+	}
+	m.offset += int64(end + 1)
+	return nil
+}
+
+func (m *Memory) reset(fi os.FileInfo) {
+	m.file, m.offset, m.records, m.idx = fi, 0, nil, bm25{}
+}
+
 // Len returns how many requests are remembered.
 func (m *Memory) Len() int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_ = m.refresh() // on error, answer from what was read
 	return len(m.records)
 }
 
@@ -107,17 +138,20 @@ func (m *Memory) Add(r Record) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.path != "" {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("encode memory record: %w", err)
-		}
-		line = append(line, '\n')
-		if err := appendSync(m.path, line); err != nil {
-			return fmt.Errorf("remember request: %w", err)
-		}
+	if m.path == "" {
+		m.add(r)
+		return nil
 	}
-	m.add(r)
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode memory record: %w", err)
+	}
+	if err := appendLine(m.path, line); err != nil {
+		return fmt.Errorf("remember request: %w", err)
+	}
+	if err := m.refresh(); err != nil {
+		return fmt.Errorf("remember request: %w", err)
+	}
 	return nil
 }
 
@@ -126,15 +160,33 @@ func (m *Memory) add(r Record) {
 	m.idx.add(tokenize(r.Prompt))
 }
 
-// appendSync appends data to path and fsyncs it; a new file's directory is
-// synced too so the file survives a crash.
-func appendSync(path string, data []byte) error {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+// appendLine appends line and a newline to path and fsyncs it; a new
+// file's directory is synced too so the file survives a crash. If the file
+// ends in a torn line, a newline is written first so the new record stays
+// whole.
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	buf := make([]byte, 0, len(line)+2)
+	if size := fi.Size(); size > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], size-1); err != nil {
+			f.Close()
+			return err
+		}
+		if last[0] != '\n' {
+			buf = append(buf, '\n')
+		}
+	}
+	buf = append(append(buf, line...), '\n')
+	if _, err := f.Write(buf); err != nil {
 		f.Close()
 		return err
 	}
@@ -145,7 +197,7 @@ func appendSync(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if errors.Is(statErr, os.ErrNotExist) {
+	if fi.Size() == 0 {
 		return syncDir(filepath.Dir(path))
 	}
 	return nil
@@ -162,8 +214,9 @@ func syncDir(dir string) error {
 
 // List returns the remembered requests, oldest first.
 func (m *Memory) List() []Record {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_ = m.refresh() // on error, answer from what was read
 	return slices.Clone(m.records)
 }
 
@@ -173,11 +226,12 @@ func (m *Memory) Clear() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.path != "" {
-		tmp := m.path + ".tmp"
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		f, err := os.CreateTemp(filepath.Dir(m.path), MemoryFile+".*.tmp")
 		if err != nil {
 			return fmt.Errorf("clear memory: %w", err)
 		}
+		tmp := f.Name()
+		defer os.Remove(tmp) // after a successful rename, a no-op
 		if err := f.Sync(); err != nil {
 			f.Close()
 			return fmt.Errorf("clear memory: %w", err)
@@ -191,22 +245,29 @@ func (m *Memory) Clear() error {
 		if err := syncDir(filepath.Dir(m.path)); err != nil {
 			return fmt.Errorf("clear memory: %w", err)
 		}
+		fi, err := os.Stat(m.path)
+		if err != nil {
+			return fmt.Errorf("clear memory: %w", err)
+		}
+		m.reset(fi)
+		return nil
 	}
-	m.records = nil
-	m.idx = bm25{}
+	m.reset(nil)
 	return nil
 }
 
 // Search returns up to k remembered requests whose prompts are most like
 // query (BM25 over words), best first. Requests with the same prompt and
-// script appear once, the newest. Only requests sharing a word with the
-// query are returned.
+// script appear once, the newest. A request must share at least a quarter
+// of the query's word weight (idf) to be returned, so one common word is
+// not enough.
 func (m *Memory) Search(query string, k int) []Match {
 	if k <= 0 {
 		return nil
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_ = m.refresh() // on error, answer from what was read
 	hits := m.idx.search(tokenize(query), 4*k)
 	out := make([]Match, 0, k)
 	seen := make(map[[2]string]bool, len(hits))

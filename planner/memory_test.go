@@ -216,3 +216,70 @@ func writeRecords(path string, rs []Record) error {
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o600)
 }
+
+// TestMemoryShared: two nash processes share one memory file; each sees
+// what the other adds and clears, and a torn line from a crash does not
+// swallow the next record.
+func TestMemoryShared(t *testing.T) {
+	dir := t.TempDir()
+	a, err := OpenMemory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenMemory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(pastRequests[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Search("invoices from 2025", 1); len(got) != 1 || got[0].Prompt != pastRequests[0].Prompt {
+		t.Errorf("b does not see a's record: %+v", got)
+	}
+	if err := b.Add(pastRequests[1]); err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() != 2 || b.Len() != 2 {
+		t.Errorf("Len = %d and %d, want 2", a.Len(), b.Len())
+	}
+
+	// A crash leaves half a line; the next Add must still be whole.
+	f, err := os.OpenFile(filepath.Join(dir, MemoryFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"prompt":"torn`)
+	f.Close()
+	if err := a.Add(pastRequests[2]); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenMemory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prompts []string
+	for _, r := range c.List() {
+		prompts = append(prompts, r.Prompt)
+	}
+	want := []string{pastRequests[0].Prompt, pastRequests[1].Prompt, pastRequests[2].Prompt}
+	if diff := cmp.Diff(want, prompts); diff != "" {
+		t.Errorf("records after a torn line (-want +got):\n%s", diff)
+	}
+
+	if err := b.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Len(); n != 0 {
+		t.Errorf("a still has %d records after b cleared", n)
+	}
+	if err := a.Add(pastRequests[3]); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.List(); len(got) != 1 || got[0].Prompt != pastRequests[3].Prompt {
+		t.Errorf("b after a's Add following Clear: %+v", got)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
+	if len(matches) != 0 {
+		t.Errorf("Clear left temp files: %v", matches)
+	}
+}
