@@ -86,6 +86,7 @@ func parse(script string) (*syntax.File, error) {
 type pathKey struct {
 	path   string
 	access Access
+	glob   bool
 }
 
 // analyzer walks one script. Nested scripts (sh -c, eval) share it.
@@ -136,6 +137,30 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		}
 	}
 	a.redirects(s, label)
+	if readsScriptFromStdin(s) {
+		a.stdinScript(s, label)
+	}
+}
+
+// stdinScript analyses a script a shell reads from a here-document or
+// here-string: sh <<'EOF' ... EOF.
+func (a *analyzer) stdinScript(s *syntax.Stmt, label string) {
+	for _, r := range s.Redirs {
+		w := r.Hdoc
+		if r.Op == syntax.WordHdoc {
+			w = r.Word
+		}
+		if w == nil || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc) {
+			continue
+		}
+		line, col := a.pos(s)
+		vals := a.wordVals(w)
+		if len(vals) != 1 || !vals[0].lit {
+			a.finding(WritesOutside, "dynamic", fmt.Sprintf("%s runs a script known only at run time", label), line)
+			continue
+		}
+		a.script(vals[0].text, label+" <<", line, col)
+	}
 }
 
 // pos returns the line and column to report for node n.
@@ -204,7 +229,7 @@ func (a *analyzer) command(cmd syntax.Command) {
 			for _, w := range wi.Items {
 				vals = append(vals, a.wordVals(w)...)
 			}
-			if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives {
+			if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives || anyDynamic(vals) {
 				delete(a.vars, wi.Name.Value)
 			} else {
 				a.vars[wi.Name.Value] = vals
@@ -338,26 +363,23 @@ func (a *analyzer) assign(as *syntax.Assign) {
 		return
 	}
 	vals := a.wordVals(as.Value)
-	if len(vals) == 1 && !vals[0].procSubst {
-		v := vals[0]
-		v.glob = false // globs do not expand in assignments
-		v.pattern = escapeGlobKeepAny(v)
-		a.vars[name] = []wordVal{v}
+	if len(vals) == 1 && vals[0].lit && !vals[0].procSubst {
+		// Globs do not expand in assignments; they may when the
+		// variable is used unquoted (see param).
+		a.vars[name] = []wordVal{literal(vals[0].text)}
 		return
 	}
 	delete(a.vars, name)
 }
 
-// escapeGlobKeepAny returns v's pattern with its glob characters made
-// literal, keeping the dynamic parts.
-func escapeGlobKeepAny(v wordVal) string {
-	if !v.glob {
-		return v.pattern
+// anyDynamic reports whether any value depends on run time.
+func anyDynamic(vals []wordVal) bool {
+	for _, v := range vals {
+		if v.dynamic || v.procSubst {
+			return true
+		}
 	}
-	if v.lit {
-		return escapeGlob(v.text)
-	}
-	return v.pattern
+	return false
 }
 
 // call walks a simple command.
@@ -474,7 +496,10 @@ func (a *analyzer) appendPart(vals []wordVal, part syntax.WordPart, first, quote
 		}
 	case *syntax.ParamExp:
 		if sub, ok := a.param(p); ok {
-			return cross(vals, sub, quoted)
+			if !quoted {
+				sub = globbed(sub)
+			}
+			return cross(vals, sub)
 		}
 		a.substs(p)
 		vals = appendDynamic(vals, a.source(p))
@@ -517,7 +542,7 @@ func appendDynamic(vals []wordVal, src string) []wordVal {
 }
 
 // cross extends every value in vals with every value in sub.
-func cross(vals, sub []wordVal, quoted bool) []wordVal {
+func cross(vals, sub []wordVal) []wordVal {
 	if len(vals)*len(sub) > maxAlternatives {
 		for i := range vals {
 			vals[i].text += sub[0].text
@@ -537,6 +562,20 @@ func cross(vals, sub []wordVal, quoted bool) []wordVal {
 			n.dynamic = v.dynamic || s.dynamic
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// globbed returns the values as an unquoted expansion sees them: glob
+// characters in a literal value are live.
+func globbed(vals []wordVal) []wordVal {
+	out := make([]wordVal, len(vals))
+	for i, v := range vals {
+		if v.lit && strings.ContainsAny(v.text, "*?[") {
+			_, pat, glob := (&analyzer{}).lit(v.text, false, false)
+			v.pattern, v.glob = pat, glob
+		}
+		out[i] = v
 	}
 	return out
 }
@@ -570,7 +609,7 @@ func (a *analyzer) brace(vals []wordVal, b *syntax.BraceExp) []wordVal {
 	if len(sub) == 0 {
 		sub = []wordVal{{text: "{...}", pattern: "*", glob: true}}
 	}
-	return cross(vals, sub, false)
+	return cross(vals, sub)
 }
 
 func abs(n int) int {
@@ -740,7 +779,7 @@ func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line 
 	if specialFile(show) {
 		return
 	}
-	key := pathKey{show, acc}
+	key := pathKey{show, acc, v.glob}
 	if i, ok := a.seen[key]; ok {
 		a.rep.Paths[i].Recursive = a.rep.Paths[i].Recursive || recursive
 		return

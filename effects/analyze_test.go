@@ -187,6 +187,11 @@ var analyzeTests = []struct {
 	{"exec > log.txt", summary{Cmds: l("exec"), Write: l("/h/p/log.txt"), Risk: WritesInside}},
 	{"{ echo a; echo b; } > both", summary{Cmds: l("echo", "echo"), Write: l("/h/p/both"), Risk: WritesInside}},
 	{"cat <<EOF > conf\nx=$(date)\nEOF", summary{Cmds: l("cat", "date"), Write: l("/h/p/conf"), Risk: WritesInside}},
+	{"bash <<'EOF'\nrm -rf cache\nEOF", summary{Cmds: l("bash", "rm"), Delete: l("/h/p/cache (r)"), Risk: Deletes}},
+	{"sh <<< 'touch x'", summary{Cmds: l("sh", "touch"), Write: l("/h/p/x"), Risk: WritesInside}},
+	{"sudo sh <<EOF\nrm $X\nEOF", summary{Cmds: l("sudo", "sh"), Priv: true, Risk: WritesOutside}},
+	{"X='*.txt'; rm $X; rm \"$X\"", summary{Cmds: l("rm", "rm"), Delete: l("/h/p/*.txt (g)", "/h/p/*.txt"), Risk: Deletes}},
+	{"for f in $(ls); do rm \"$f.bak\"; done", summary{Cmds: l("ls", "rm"), Delete: l("$f.bak (d)"), Risk: Deletes}},
 
 	// Network, privilege, irreversible.
 	{"curl -sSL https://example.com/x.tgz -o x.tgz", summary{Cmds: l("curl"), Write: l("/h/p/x.tgz"), Network: true, Risk: WritesInside}},

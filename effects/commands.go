@@ -106,7 +106,6 @@ func join(dir wordVal, name string) wordVal {
 	}
 	dir.text += sep + name
 	dir.pattern += sep + escapeGlob(name)
-	dir.lit = dir.lit && true
 	return dir
 }
 
@@ -1810,7 +1809,7 @@ var readOnlySubcommands = map[string]bool{
 	"--version": true, "help": true, "--help": true, "search": true, "history": true, "diff": true, "port": true,
 	"addr": true, "a": true, "route": true, "r": true, "link": true, "l": true, "neigh": true, "n": true,
 	"-p": true, "-a": true, "--list": true, "-L": true, "-n": true, "list-dependencies": true, "explain": true,
-	"config": true, "events": true, "volume": false,
+	"config": true, "events": true,
 }
 
 // irreversible: commands whose effects are outside the file system.

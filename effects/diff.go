@@ -67,7 +67,7 @@ func Diff(w io.Writer, path string, old, new []byte, opts DiffOptions) error {
 	case len(old) > opts.MaxBytes || len(new) > opts.MaxBytes:
 		fmt.Fprintf(bw, "file %s too large to diff (%s)\n", name, sizes)
 	default:
-		writeUnified(bw, name, splitLines(old), splitLines(new), opts)
+		writeUnified(bw, Quote(strings.TrimPrefix(path, "/")), splitLines(old), splitLines(new), opts)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write diff of %s: %w", name, err)
@@ -222,10 +222,11 @@ func myers(a, b []int, oa, ob int) []edit {
 	return rev
 }
 
-// writeUnified writes the diff of a and b in unified format.
+// writeUnified writes the diff of a and b in unified format; name is the
+// quoted path without its leading slash.
 func writeUnified(w *bufio.Writer, name string, a, b []string, opts DiffOptions) {
 	edits := diffLines(a, b)
-	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", strings.TrimPrefix(name, "/"), strings.TrimPrefix(name, "/"))
+	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
 	lines := 2
 	ctx := opts.Context
 	for i := 0; i < len(edits); {

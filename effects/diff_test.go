@@ -157,6 +157,17 @@ func lcs(a, b []string) int {
 	return dp[0][0]
 }
 
+func TestDiffHostileName(t *testing.T) {
+	var b strings.Builder
+	if err := Diff(&b, "/p/my \x1b[2Kfile", []byte("a\n"), []byte("b\n"), DiffOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "--- a/$'p/my \\x1b[2Kfile'\n+++ b/$'p/my \\x1b[2Kfile'\n@@ -1 +1 @@\n-a\n+b\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestDiffLargeEditDistance(t *testing.T) {
 	var a, b strings.Builder
 	for i := 0; i < 3000; i++ {
