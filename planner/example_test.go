@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nash-shell/nash/planner"
@@ -73,4 +74,28 @@ func ExampleNew() {
 	}
 	fmt.Println(p.Model())
 	// Output: openai:gpt-4o-mini
+}
+
+func ExampleRespond() {
+	// A replay provider, as the evaluation harness uses: each request is
+	// answered with a recorded command instead of a model's answer, and
+	// goes through the same parsing and checks.
+	recorded := map[string]string{"count the text files": "find . -name '*.txt' | wc -l"}
+	p, err := planner.New(planner.Respond("replay", func(_ context.Context, req planner.Request, _ int) (string, error) {
+		return "```bash\n" + recorded[req.Prompt] + "\n```", nil
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, err := p.Plan(context.Background(), planner.Request{Prompt: "count the text files"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(a.Script)
+	fmt.Println(a.Report.CommandNames())
+	// Output:
+	// find . -name '*.txt' | wc -l
+	// [find wc]
 }

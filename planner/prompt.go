@@ -211,7 +211,7 @@ func renderExamples(ms []Match, tokens int) (string, []Record) {
 	var used []Record
 	total := 0
 	for _, m := range ms {
-		s := fmt.Sprintf("Request: %s\nScript:\n%s\n", oneLine(m.Prompt, 300), indent(truncateMiddle(m.Script, 800)))
+		s := fmt.Sprintf("Request: %s\nScript:\n%s\n\n", oneLine(m.Prompt, 300), indent(truncateMiddle(m.Script, 800)))
 		t := EstimateTokens(s)
 		if total+t > tokens {
 			break
