@@ -79,9 +79,11 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 	if err := s.layout().ensure(); err != nil {
 		return nil, err
 	}
-	if _, err := s.Recover(ctx); err != nil {
+	rep, err := s.Recover(ctx)
+	if err != nil {
 		return nil, err
 	}
+	s.lastRecovery = rep
 	return s, nil
 }
 
@@ -127,10 +129,18 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		}
 		return nil, err
 	}
-	cs, _, err := scanLayers(plan.Layers)
+	cs, ops, err := scanLayers(plan.Layers)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("read what the script changed: %w", err)
+	}
+	rec.Pre = map[string]fingerprint{}
+	for _, o := range ops {
+		fp := fingerprintOf(o.Path)
+		rec.Pre[o.Path] = fp
+		if !fp.Absent && time.Unix(0, fp.Ctime).After(rec.Started) {
+			rec.Touched = append(rec.Touched, o.Path)
+		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
 	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {

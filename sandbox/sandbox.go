@@ -77,6 +77,8 @@ type Sandbox struct {
 	// torndown holds, per pending run of this process, a channel that
 	// yields once the run's namespaces are gone.
 	torndown map[string]<-chan error
+	// lastRecovery is what New's recovery found.
+	lastRecovery *RecoveryReport
 }
 
 // Option configures a Sandbox.

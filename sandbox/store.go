@@ -64,6 +64,10 @@ type runRecord struct {
 	State    runState  `json:"state"`
 	ExitCode int       `json:"exit_code"`
 	Scratch  string    `json:"scratch,omitempty"` // tmpfs dir holding some layers
+	// Pre fingerprints, when the run ended, the live paths a commit would
+	// replace; Touched names those changed outside nash while it ran.
+	Pre     map[string]fingerprint
+	Touched []string
 }
 
 // layout names the files of the state directory.

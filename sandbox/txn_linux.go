@@ -173,10 +173,19 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, err
 	}
 	var conflicts []Conflict
+	touched := map[string]bool{}
+	for _, p := range rec.Touched {
+		touched[p] = true
+	}
 	for _, o := range ops {
-		var st unix.Stat_t
-		if unix.Lstat(o.Path, &st) == nil && time.Unix(st.Ctim.Unix()).After(rec.Started) {
+		pre, known := rec.Pre[o.Path]
+		switch {
+		case touched[o.Path]:
 			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash while the script ran"})
+		case !known:
+			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "not seen when the run ended"})
+		case !pre.matches(fingerprintOf(o.Path)):
+			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash since the run"})
 		}
 	}
 	if len(conflicts) > 0 {
