@@ -283,3 +283,40 @@ func TestMemoryShared(t *testing.T) {
 		t.Errorf("Clear left temp files: %v", matches)
 	}
 }
+
+// TestPlanConcurrently: plans and remembers from many goroutines at once,
+// as an eval run or two shells do; run with -race.
+func TestPlanConcurrently(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m, err := OpenMemory(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := must(New(Respond("echo", func(_ context.Context, req Request, _ int) (string, error) {
+		return answerJSON("echo "+strings.Fields(req.Prompt)[0], "ok"), nil
+	}), UseMemory(m), SystemInfo(testSystem())))
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			prompt := fmt.Sprintf("request%d about files", i)
+			a, err := p.Plan(ctx, Request{Prompt: prompt})
+			if err == nil && a.Script != fmt.Sprintf("echo request%d", i) {
+				err = fmt.Errorf("plan %d got %q", i, a.Script)
+			}
+			if err == nil {
+				err = p.Remember(Record{Prompt: prompt, Script: a.Script, Outcome: "committed"})
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if m.Len() != n {
+		t.Errorf("memory has %d records, want %d", m.Len(), n)
+	}
+}
