@@ -115,6 +115,8 @@ type wordVal struct {
 	glob      bool   // holds live glob characters
 	dynamic   bool   // depends on run-time values
 	procSubst bool   // a <(...) or >(...): a pipe, not a file
+	src       string // the word as written, when it comes from the script
+	alt       bool   // a second or later value of the same word
 }
 
 func (a *analyzer) stmts(ss []*syntax.Stmt) {
@@ -458,6 +460,7 @@ func (a *analyzer) wordVals(w *syntax.Word) []wordVal {
 	if w == nil || len(w.Parts) == 0 {
 		return nil
 	}
+	src := a.source(w)
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
 			syntax.SplitBraces(w)
@@ -467,6 +470,9 @@ func (a *analyzer) wordVals(w *syntax.Word) []wordVal {
 	vals := []wordVal{{lit: true}}
 	for i, p := range w.Parts {
 		vals = a.appendPart(vals, p, i == 0, false)
+	}
+	for i := range vals {
+		vals[i].src, vals[i].alt = src, i > 0
 	}
 	return vals
 }
@@ -799,7 +805,9 @@ func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line 
 	case recursive && acc == Create:
 		what = "into " + what
 	case recursive:
-		what += " and everything under it"
+		if cmd != "mv" {
+			what += " and everything under it"
+		}
 	}
 	if dynamic && show != inputText {
 		what += " (known only at run time)"
@@ -903,8 +911,12 @@ func verbFor(acc Access, recursive bool) string {
 	return verb(acc)
 }
 
-// oneLine makes text safe to print on one line: like EscapeText, with
-// newlines escaped too. Text already escaped is left as it is.
-func oneLine(s string) string {
+// oneLine is EscapeLine.
+func oneLine(s string) string { return EscapeLine(s) }
+
+// EscapeLine makes shell source or other text safe to print on one line:
+// like EscapeText, with newlines escaped too. A backslash is left alone,
+// so escaping twice changes nothing more.
+func EscapeLine(s string) string {
 	return strings.ReplaceAll(EscapeText(s), "\n", `\n`)
 }

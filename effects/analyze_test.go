@@ -140,7 +140,7 @@ var analyzeTests = []struct {
 	{"rmdir empty", summary{Cmds: l("rmdir"), Delete: l("/h/p/empty"), Risk: Deletes}},
 	{"unlink f", summary{Cmds: l("unlink"), Delete: l("/h/p/f"), Risk: Deletes}},
 	{"shred -u secret", summary{Cmds: l("shred"), Write: l("/h/p/secret"), Delete: l("/h/p/secret"), Risk: Deletes}},
-	{"find . -name '*.tmp' -delete", summary{Cmds: l("find"), Delete: l("/h/p/**/*.tmp (rg)"), Risk: Deletes}},
+	{"find . -name '*.tmp' -delete", summary{Cmds: l("find"), Delete: l("/h/p/**/*.tmp (g)"), Risk: Deletes}},
 	{"find /tmp -mtime +7 -delete", summary{Cmds: l("find"), Delete: l("/tmp (r)"), Risk: Deletes}},
 	{"find . -name '*.bak' -exec rm {} \\;", summary{Cmds: l("find", "rm"), Delete: l("/h/p/**/*.bak (g)"), Risk: Deletes}},
 	{"find . -type f -print0 | xargs -0 rm -f", summary{Cmds: l("find", "xargs", "rm"), Read: l("/h/p (r)"), Delete: l("<input> (d)"), Risk: Deletes}},
@@ -445,4 +445,26 @@ func ExampleAnalyze_parseError() {
 	}
 	// Output:
 	// 1 6 reached EOF without closing quote `'`
+}
+
+func TestAnalyzeArgs(t *testing.T) {
+	r, err := Analyze(`rm -f file{1,2}.txt "$x" ~/a; find . -exec rm {} \; ; ls | xargs -0 rm -v`, Home("/h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, c := range r.Commands {
+		got = append(got, append([]string{c.Name}, c.Args...))
+	}
+	want := [][]string{
+		{"rm", "-f", "file{1,2}.txt", `"$x"`, "~/a"},
+		{"find", ".", "-exec", "rm", "{}", `\;`},
+		{"rm", "{}"},
+		{"ls"},
+		{"xargs", "-0", "rm", "-v"},
+		{"rm", "-v", "<input>"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("args as written (-want +got):\n%s", diff)
+	}
 }

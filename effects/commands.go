@@ -25,7 +25,13 @@ func (a *analyzer) exec(args []wordVal, line, col int) {
 	name := args[0]
 	texts := make([]string, 0, len(args)-1)
 	for _, w := range args[1:] {
-		texts = append(texts, w.text)
+		switch {
+		case w.alt:
+		case w.src != "":
+			texts = append(texts, w.src)
+		default:
+			texts = append(texts, w.text)
+		}
 	}
 	cmd := Command{Name: name.text, Args: texts, Line: line, Col: col, Dynamic: !name.lit}
 	if len(a.via) > 0 {
@@ -630,7 +636,9 @@ func find(c *invocation) {
 			acted = true
 			for _, s := range starts {
 				if name != nil {
-					c.path(matches(s), Delete, true)
+					// Only matching entries go; a matching directory
+					// that is not empty stays.
+					c.path(matches(s), Delete, false)
 				} else {
 					c.path(s, Delete, true)
 				}

@@ -65,8 +65,10 @@ type Command struct {
 	// Name is the command name; for a name known only at run time, its
 	// source text (such as "$EDITOR"), with Dynamic set.
 	Name string `json:"name"`
-	// Args are the arguments after the name, with quotes removed;
-	// dynamic parts keep their source text.
+	// Args are the arguments after the name as written in the script,
+	// quotes kept. For a command that a wrapper builds (xargs, find
+	// -exec), an argument it adds is shown as a value: "<input>" for what
+	// xargs reads.
 	Args []string `json:"args,omitempty"`
 	// Line and Col locate the command in the script. A command inside a
 	// string (sh -c '...') has the position of the outer command.

@@ -140,7 +140,7 @@ func writeReport(w io.Writer, script string, rep *effects.Report) error {
 	for _, c := range rep.Commands {
 		words := []string{effects.Quote(c.Name)}
 		for _, a := range c.Args {
-			words = append(words, effects.Quote(a))
+			words = append(words, effects.EscapeLine(a))
 		}
 		via := ""
 		if len(c.Via) > 0 {
