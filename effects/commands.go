@@ -604,10 +604,10 @@ func find(c *invocation) {
 	if len(starts) == 0 {
 		starts = []wordVal{c.cwd()}
 	}
-	var name *wordVal
-	acted := false
-	// matches returns a value standing for the files found under start.
-	matches := func(start wordVal) wordVal {
+	var names []wordVal // -name patterns, not negated
+	// matches returns values standing for the files found under start:
+	// one per -name pattern.
+	matches := func(start wordVal) []wordVal {
 		m := start
 		if !strings.HasSuffix(m.text, "/") {
 			m.text += "/"
@@ -615,48 +615,62 @@ func find(c *invocation) {
 		}
 		m.text += "**"
 		m.pattern += string(anyMark)
-		if name != nil {
-			m.text += "/" + name.text
-			m.pattern += name.pattern
-		}
 		m.glob = true
-		return m
+		if len(names) == 0 {
+			return []wordVal{m}
+		}
+		out := make([]wordVal, len(names))
+		for i, n := range names {
+			out[i] = m
+			out[i].text += "/" + n.text
+			out[i].pattern += n.pattern
+		}
+		return out
+	}
+	for _, s := range starts {
+		c.path(s, Read, true)
 	}
 	for ; i < len(args); i++ {
 		t := args[i].text
 		switch {
 		case t == "-name" || t == "-iname":
-			if i+1 < len(args) {
+			negated := i > 0 && (args[i-1].text == "!" || args[i-1].text == "-not")
+			if i+1 < len(args) && !negated {
 				n := args[i+1]
 				n.pattern = globOfLiteral(n)
-				name = &n
+				names = append(names, n)
 			}
 			i++
 		case t == "-delete":
-			acted = true
 			for _, s := range starts {
-				if name != nil {
+				if len(names) > 0 {
 					// Only matching entries go; a matching directory
 					// that is not empty stays.
-					c.path(matches(s), Delete, false)
+					for _, m := range matches(s) {
+						c.path(m, Delete, false)
+					}
 				} else {
 					c.path(s, Delete, true)
 				}
 			}
 		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
-			acted = true
 			j := i + 1
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
 				j++
 			}
 			for _, s := range starts {
-				m := matches(s)
+				ms := matches(s)
 				var cmd []wordVal
 				for _, w := range args[i+1 : j] {
-					if strings.Contains(w.text, "{}") {
-						w = substitute(w, "{}", m)
+					if !strings.Contains(w.text, "{}") {
+						cmd = append(cmd, w)
+						continue
 					}
-					cmd = append(cmd, w)
+					for k, m := range ms {
+						v := substitute(w, "{}", m)
+						v.alt = k > 0
+						cmd = append(cmd, v)
+					}
 				}
 				if len(cmd) > 0 {
 					c.run(cmd, "find "+t)
@@ -678,11 +692,6 @@ func find(c *invocation) {
 			i++
 		case findPrimariesWithArg[t] || strings.HasPrefix(t, "-newer"):
 			i++
-		}
-	}
-	if !acted {
-		for _, s := range starts {
-			c.path(s, Read, true)
 		}
 	}
 }
