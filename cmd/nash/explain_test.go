@@ -12,25 +12,11 @@ import (
 	"github.com/nash-shell/nash/effects"
 )
 
-// runNash runs nash with args as run does, with buffers for stdio. Until
-// the explain command is wired into newRootCmd it is added here, so the
-// command is tested the same way either way.
+// runNash runs nash with args through run, with buffers for stdio.
 func runNash(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	io := stdio{in: strings.NewReader(stdin), out: &out, err: &errb}
-	ctx := context.Background()
-	root := newRootCmd(io)
-	if c, _, err := root.Find([]string{"explain"}); err != nil || c == root {
-		root.AddCommand(newExplainCmd(io))
-		root.SetArgs(args)
-		root.SetIn(io.in)
-		root.SetOut(io.out)
-		root.SetErr(io.err)
-		code = exitCode(ctx, root.ExecuteContext(ctx), io)
-	} else {
-		code = run(ctx, args, io)
-	}
+	code = run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
 	return code, out.String(), errb.String()
 }
 

@@ -117,6 +117,7 @@ func newRootCmd(io stdio) *cobra.Command {
 		newUndoCmd(io),
 		newForgetCmd(io),
 		newGCCmd(io),
+		newExplainCmd(io),
 	)
 	return root
 }
