@@ -40,6 +40,7 @@ func TestWireScenarios(t *testing.T) {
 		wantCalls  int     // requests the server must have received
 		wantWaits  []time.Duration
 		check      func(t *testing.T, reqs []map[string]any)
+		timeout    time.Duration // per model call; 0 means a generous 15 s
 	}{
 		{
 			name:       "good answer",
@@ -165,17 +166,22 @@ func TestWireScenarios(t *testing.T) {
 			replies:   []reply{{hang: true}},
 			wantErr:   []error{ErrTimeout, context.DeadlineExceeded},
 			wantCalls: 1,
+			timeout:   time.Second,
 		},
 	}
 	for _, w := range wires() {
 		for _, tt := range tests {
 			t.Run(w.name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				f := newFakeProvider(t, w, tt.replies...)
 				sl := &fakeSleeper{}
-				p := newWirePlanner(t, f, sl, Timeout(2*time.Second))
+				timeout := tt.timeout
+				if timeout == 0 {
+					timeout = 15 * time.Second
+				}
+				p := newWirePlanner(t, f, sl, Timeout(timeout))
 				a, err := p.Plan(ctx, Request{Prompt: "put the 2025 invoices in one folder"})
 				reqs := f.requests()
 				if len(reqs) != tt.wantCalls {
