@@ -187,7 +187,11 @@ func mountOverlays(root string, p *mountPlan, ops []mountOp, cfg *childConfig, r
 	for range workers {
 		go func() {
 			for op := range work {
-				results <- result{op, mountOverlay(root+op.Path, op.Path, p.Layers[op.Layer])}
+				lower := op.Path
+				if p.Broken != "" && under(p.Broken, op.Path) {
+					lower = "/nonexistent-lower-for-tests"
+				}
+				results <- result{op, mountOverlay(root+op.Path, lower, p.Layers[op.Layer])}
 			}
 		}()
 	}

@@ -47,6 +47,8 @@ type mountPlan struct {
 	Layers   []layer   `json:"layers"`
 	ReadOnly []string  `json:"read_only,omitempty"` // paths that stay read-only inside
 	Hide     []string  `json:"hide,omitempty"`      // paths covered by an empty read-only tmpfs
+	// Broken, set only by tests, is a path whose overlay is made to fail.
+	Broken string `json:"broken,omitempty"`
 }
 
 // kernelFS are file systems that are interfaces to the kernel, not storage:
@@ -152,7 +154,7 @@ func (b *planner) visit(dir string) error {
 		return nil // vanished or unreadable: it simply does not appear
 	}
 	b.p.Ops = append(b.p.Ops, mountOp{Kind: opDir, Path: dir, Mode: uint32(fi.Mode().Perm())})
-	b.p.ReadOnly = append(b.p.ReadOnly, dir+"/ (new entries)")
+	b.p.ReadOnly = append(b.p.ReadOnly, strings.TrimSuffix(dir, "/")+"/ (new entries)")
 	entries, err := b.host.ReadDir(dir)
 	if err != nil {
 		return nil // an unreadable sealed directory stays empty, as it looks to the user

@@ -206,6 +206,11 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	if scratch != "" {
 		plan.Hide = append(plan.Hide, scratch)
 	}
+	if s.breakOverlay != "" {
+		// Tests only: split the layer over breakOverlay out and point its
+		// lower at a path that does not exist.
+		plan.Broken = s.breakOverlay
+	}
 	// The script must not see (or change) nash's own state, and the
 	// overlays' upper dirs live inside it.
 	plan.Hide = append(plan.Hide, s.stateDir)

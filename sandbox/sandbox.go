@@ -77,6 +77,9 @@ type Sandbox struct {
 	// torndown holds, per pending run of this process, a channel that
 	// yields once the run's namespaces are gone.
 	torndown map[string]<-chan error
+	// breakOverlay, set only by tests, makes the overlay at that mount
+	// point fail for real (its lower does not exist), to exercise refusal.
+	breakOverlay string
 	// lastRecovery is what New's recovery found.
 	lastRecovery *RecoveryReport
 }
