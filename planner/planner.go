@@ -39,6 +39,7 @@ type Artifact struct {
 
 	Model    string // the provider spec, like "ollama:qwen2.5-coder:7b"
 	Attempts int    // model calls made, repairs included
+	Raw      string // the model's answer as sent, for the log
 
 	Examples  []Record   // remembered requests shown to the model
 	Commands  []Command  // nash commands described to the model
@@ -156,6 +157,10 @@ func MaxRepairs(n int) Option { return func(p *Planner) { p.maxRepairs = n } }
 // MaxAnswerBytes caps the size of one answer; larger answers fail with
 // ErrAnswerTooLarge. Default 256 KiB.
 func MaxAnswerBytes(n int) Option { return func(p *Planner) { p.maxAnswer = n } }
+
+// MaxOutputTokens caps the tokens the model may generate per answer.
+// Default 2,048; raise it for models that think aloud before answering.
+func MaxOutputTokens(n int) Option { return func(p *Planner) { p.maxTokens = n } }
 
 // TokenBudget sets the estimated tokens the variable parts of a prompt may
 // use (listing, history, examples, retrieved files). Default 3,000.
@@ -376,14 +381,14 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 				err = perr
 				feedback = fmt.Sprintf("Your answer could not be used (%v). Answer again with only the JSON object described in the instructions.", perr)
 			case ans.Question != "":
-				return p.artifact(req.Prompt, ans, nil, calls, parts), nil
+				return p.artifact(req.Prompt, raw, ans, nil, calls, parts), nil
 			default:
 				rep, serr := check(ans.Script, req.Cwd, p.system.Home)
 				if serr != nil {
 					err = serr
 					feedback = fmt.Sprintf("The script does not parse as bash: %v\nFix it and answer again with the whole JSON object.", errors.Unwrap(serr))
 				} else {
-					return p.artifact(req.Prompt, ans, rep, calls, parts), nil
+					return p.artifact(req.Prompt, raw, ans, rep, calls, parts), nil
 				}
 			}
 		}
@@ -398,8 +403,9 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, repairs+1, lastErr)
 }
 
-func (p *Planner) artifact(prompt string, a Answer, rep *effects.Report, calls int, parts promptParts) *Artifact {
+func (p *Planner) artifact(prompt, raw string, a Answer, rep *effects.Report, calls int, parts promptParts) *Artifact {
 	return &Artifact{
+		Raw:          raw,
 		Report:       rep,
 		Request:      prompt,
 		Script:       a.Script,

@@ -216,6 +216,9 @@ func TestWireScenarios(t *testing.T) {
 				if a.Script != tt.wantScript || a.Question != tt.wantQ {
 					t.Errorf("Plan = script %q question %q, want %q %q", a.Script, a.Question, tt.wantScript, tt.wantQ)
 				}
+				if last := tt.replies[len(tt.replies)-1]; a.Raw != last.content {
+					t.Errorf("Raw = %q, want the last answer %q", clip(a.Raw, 80), clip(last.content, 80))
+				}
 				if (a.Report != nil) != (a.Script != "") {
 					t.Errorf("Report = %v for script %q; every script carries its report", a.Report, a.Script)
 				}
