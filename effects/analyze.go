@@ -793,7 +793,7 @@ func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line 
 	a.seen[key] = len(a.rep.Paths)
 	a.rep.Paths = append(a.rep.Paths, PathUse{
 		Path: show, Access: acc, Glob: v.glob, Dynamic: dynamic, Recursive: recursive,
-		Command: cmd, Line: line, pattern: pattern,
+		Command: cmd, Line: line, Pattern: strings.ReplaceAll(pattern, string(anyMark), "**"),
 	})
 	if acc == Read {
 		return
@@ -804,6 +804,8 @@ func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line 
 		what = "paths read from its input"
 	case recursive && acc == Create:
 		what = "into " + what
+	case recursive && cmd == "find":
+		what = "what it finds under " + what
 	case recursive:
 		if cmd != "mv" {
 			what += " and everything under it"

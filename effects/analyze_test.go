@@ -108,6 +108,7 @@ var analyzeTests = []struct {
 	{"tar czf site.tgz public", summary{Cmds: l("tar"), Write: l("/h/p/site.tgz"), Read: l("/h/p/public (r)"), Risk: WritesInside}},
 	{"tar -xzf site.tgz -C out", summary{Cmds: l("tar"), Read: l("/h/p/site.tgz"), Write: l("/h/p/out (r)"), Risk: WritesInside}},
 	{"tar xf a.tar", summary{Cmds: l("tar"), Read: l("/h/p/a.tar"), Write: l("/h/p (r)"), Risk: WritesInside}},
+	{"tar -xzOf a.tgz | grep x", summary{Cmds: l("tar", "grep"), Read: l("/h/p/a.tgz"), Risk: ReadOnly}},
 	{"tar tf a.tar", summary{Cmds: l("tar"), Read: l("/h/p/a.tar"), Risk: ReadOnly}},
 	{"tar --create --file=b.tar docs", summary{Cmds: l("tar"), Write: l("/h/p/b.tar"), Read: l("/h/p/docs (r)"), Risk: WritesInside}},
 	{"zip -r site.zip public", summary{Cmds: l("zip"), Write: l("/h/p/site.zip"), Read: l("/h/p/public (r)"), Risk: WritesInside}},

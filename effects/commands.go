@@ -614,11 +614,13 @@ func find(c *invocation) {
 			m.pattern += "/"
 		}
 		m.text += "**"
-		m.pattern += string(anyMark)
 		m.glob = true
 		if len(names) == 0 {
+			// find's start path is among what it finds.
+			m.pattern = start.pattern + string(anyMark)
 			return []wordVal{m}
 		}
+		m.pattern += string(anyMark)
 		out := make([]wordVal, len(names))
 		for i, n := range names {
 			out[i] = m
@@ -1257,7 +1259,7 @@ func tarCmd(c *invocation) {
 	mode := byte(0)
 	var file, dir *wordVal
 	var ops []wordVal
-	removeFiles := false
+	removeFiles, toStdout := false, false
 	takesArg := "fCbgHIKLNTVX"
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
@@ -1290,12 +1292,16 @@ func tarCmd(c *invocation) {
 				c.path(v, Read, false)
 			case "remove-files":
 				removeFiles = true
+			case "to-stdout":
+				toStdout = true
 			}
 		case strings.HasPrefix(t, "-") || first:
 			cluster := strings.TrimPrefix(t, "-")
 			for j := 0; j < len(cluster); j++ {
 				ch := cluster[j]
 				switch ch {
+				case 'O':
+					toStdout = true
 				case 'c', 'x', 't', 'r', 'u', 'A':
 					mode = ch
 					if ch == 'u' || ch == 'A' {
@@ -1349,6 +1355,9 @@ func tarCmd(c *invocation) {
 	case 'x':
 		if file != nil {
 			c.path(*file, Read, false)
+		}
+		if toStdout {
+			return
 		}
 		if len(ops) > 0 {
 			for _, o := range ops {
@@ -1898,6 +1907,7 @@ func packages(c *invocation) {
 	}
 	switch sub {
 	case "list", "show", "search", "info", "policy", "madison", "freeze", "-l", "-q", "-Q", "-Ss", "-Qi", "-Ql", "-L",
+		"-S", "-p", "-qa", "-qi", "-ql", "-qf", "--search", "--status", "--listfiles", "--get-selections", "-W",
 		"-s", "--version", "version", "help", "outdated", "ls", "view", "env", "doctor", "depends", "rdepends", "query", "check":
 		if sub == "search" || sub == "show" || sub == "info" || sub == "-Ss" || sub == "view" || sub == "outdated" {
 			c.finding(ReadOnly, "network", "%s %s may contact a package index", c.name, sub)

@@ -80,8 +80,8 @@ type compiledUse struct {
 }
 
 func compileUse(u PathUse) compiledUse {
-	p := u.pattern
-	if p == "" { // a report decoded from JSON
+	p := u.Pattern
+	if p == "" { // a report made by hand
 		switch {
 		case u.Path == inputText:
 			p = string(anyMark)

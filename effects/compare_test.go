@@ -71,6 +71,16 @@ func TestCompare(t *testing.T) {
 			missed:      l("/h/p/f"),
 		},
 		{
+			name:    "find -exec without -name covers the start path",
+			script:  "find /s/tmp -depth -type d -exec rmdir {} \\;",
+			changes: []Change{deleted("/s/tmp", dir()), deleted("/s/tmp/a", dir())},
+		},
+		{
+			name:    "find from a glob",
+			script:  "find /s/b/*.sql -mtime +25 -exec rm -f {} \\;",
+			changes: []Change{deleted("/s/b/x.sql", file(1))},
+		},
+		{
 			name:    "mv",
 			script:  "mv a.txt docs/",
 			changes: []Change{deleted("/h/p/a.txt", file(1)), created("/h/p/docs/a.txt", file(1)), dirTimes("/h/p/docs"), dirTimes("/h/p")},

@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -138,4 +139,51 @@ func byCount(m map[string]int) []keyCount {
 		return out[i].k < out[j].k
 	})
 	return out
+}
+
+// TestCorpusInterCode analyses the gold commands of InterCode-ALFA (both
+// variants of each task), without running them: none may fail to parse,
+// panic or hang. It logs the risk levels and how many predict deletes; the
+// sandbox tests compare these predictions with observed runs.
+func TestCorpusInterCode(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(dataDir(), "intercode-alfa", "nl2bash_fs_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the InterCode-ALFA tasks are needed for this test: none in %s (set NASH_DATA)", filepath.Join(dataDir(), "intercode-alfa"))
+	}
+	total, deletes := 0, 0
+	risks := map[Risk]int{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tasks []struct{ Query, Gold, Gold2 string }
+		if err := json.Unmarshal(b, &tasks); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, task := range tasks {
+			for _, cmd := range []string{task.Gold, task.Gold2} {
+				if cmd == "" {
+					continue
+				}
+				total++
+				rep, err, hung := analyzeGuarded(cmd, Dir("/testbed"), Home("/root"))
+				if hung {
+					t.Fatalf("%s: Analyze did not return within %v: %q", filepath.Base(f), corpusHang, cmd)
+				}
+				if err != nil {
+					t.Errorf("%s: %q: %v", filepath.Base(f), cmd, err)
+					continue
+				}
+				risks[rep.Risk]++
+				if len(rep.PathsWith(Delete)) > 0 {
+					deletes++
+				}
+			}
+		}
+	}
+	t.Logf("analysed %d gold commands from %d files; %d predict deletes", total, len(files), deletes)
+	for r := ReadOnly; r <= CannotUndo; r++ {
+		t.Logf("  risk %-18s %4d", r, risks[r])
+	}
 }

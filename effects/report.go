@@ -101,10 +101,12 @@ type PathUse struct {
 	Command string `json:"command"`
 	Line    int    `json:"line"`
 
-	// pattern matches the paths this use may stand for: glob
-	// characters are live, quoted ones escaped, and a dynamic part is
-	// anyMark, which matches any string.
-	pattern string
+	// Pattern matches the paths this use may stand for, in glob syntax:
+	// * and ? within one path element, [...] a class, a backslash quotes
+	// the next character, ** any string including slashes. Quoted glob
+	// characters are quoted here, and parts known only at run time are
+	// **. Compare matches observed paths against it.
+	Pattern string `json:"pattern"`
 }
 
 // Finding is one reason a script is risky, with the level it raises the
