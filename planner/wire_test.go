@@ -427,3 +427,30 @@ func TestRequestLimits(t *testing.T) {
 		t.Errorf("model called %d times, want 1 (refused requests do not reach it)", len(fake.calls))
 	}
 }
+
+// TestCancelDuringRetryWait: ctrl+c while waiting out a Retry-After stops
+// the wait at once (the real Sleep is used here).
+func TestCancelDuringRetryWait(t *testing.T) {
+	w := wires()[1]
+	f := newFakeProvider(t, w, reply{status: 429, header: map[string]string{"Retry-After": "25"}, body: "{}"})
+	p, err := New(ModelSpec(w.name+":m"), Getenv(mapEnv(w.env(f.srv.URL))), SystemInfo(testSystem()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for len(f.requests()) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	bound, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	_, err = p.Plan(bound, Request{Prompt: "list files"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("server got %d requests, want 1", n)
+	}
+}
