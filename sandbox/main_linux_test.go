@@ -62,6 +62,14 @@ func newEnv(t *testing.T, opts ...Option) *env {
 		t.Fatalf("new sandbox: %v", err)
 	}
 	e.sb = sb
+	// Runs a test leaves pending hold overlay's mode-000 work dirs, which
+	// t.TempDir cannot remove as an ordinary user: discard them first.
+	t.Cleanup(func() {
+		runs, _ := os.ReadDir(layout(e.state).runsDir())
+		for _, r := range runs {
+			_ = sb.Abort(r.Name())
+		}
+	})
 	return e
 }
 

@@ -266,10 +266,18 @@ func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string
 		attr.GidMappingsEnableSetgroups = true
 	} else {
 		// An ordinary user stays who they are inside; the init keeps the
-		// capabilities it needs to build the root through the ambient set.
+		// capabilities it needs through the ambient set. overlayfs does
+		// its own work (copy-up, whiteouts, its mode-000 work dir) with
+		// the credentials of whoever mounted it, so the file capabilities
+		// are needed too. They count only for ids mapped here: the user's
+		// own. The script gets none of them.
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+		attr.AmbientCaps = []uintptr{
+			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP,
+			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
+			unix.CAP_CHOWN, unix.CAP_MKNOD,
+		}
 	}
 	cmd.SysProcAttr = attr
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the tests that exercise the sandbox again as an ordinary user, since
+# that is who runs nash. Needs root (to create the user); CI runs as root.
+#
+#   NASH_TEST_USER   the user to create and run as (default nashci)
+#   NASH_TEST_FLAGS  extra flags for the test binaries (e.g. -test.short)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" != 0 ]; then
+  echo "test-unprivileged: must run as root (it creates a user); skipping is not an option" >&2
+  exit 1
+fi
+user=${NASH_TEST_USER:-nashci}
+id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+home=$(getent passwd "$user" | cut -d: -f6)
+
+dir=$(mktemp -d /tmp/nash-unprivileged.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+
+# Test binaries, and what they read, where the user can read them.
+pkgs=(sandbox cmd/nash)
+for p in "${pkgs[@]}"; do
+  name=${p//\//-}
+  mkdir -p "$dir/$name"
+  go test -c -race -o "$dir/$name/$name.test" "./$p"
+  if [ -d "$p/testdata" ]; then cp -r "$p/testdata" "$dir/$name/"; fi
+done
+if [ -d ../shared/data ]; then
+  mkdir -p "$dir/data"
+  cp -r ../shared/data/intercode-alfa "$dir/data/"
+fi
+chmod -R a+rX "$dir"
+
+status=0
+for p in "${pkgs[@]}"; do
+  name=${p//\//-}
+  echo "== $p as $user (uid $(id -u "$user"))"
+  if ! (cd "$dir/$name" && setpriv --reuid "$user" --regid "$user" --init-groups \
+      env -i HOME="$home" USER="$user" PATH="$PATH" TMPDIR=/tmp CI="${CI:-}" NASH_DATA="$dir/data" \
+      "./$name.test" -test.timeout 40m ${NASH_TEST_FLAGS:-} 2>&1); then
+    status=1
+  fi
+done
+exit $status
