@@ -687,13 +687,64 @@ func (a *analyzer) param(p *syntax.ParamExp) ([]wordVal, bool) {
 	return nil, false
 }
 
-// unquoteANSIC decodes the common escapes of a $'...' string.
+// unquoteANSIC decodes the escapes of a bash $'...' string.
 func unquoteANSIC(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
-	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r", `\\`, `\`, `\'`, `'`, `\"`, `"`, `\e`, "\x1b", `\a`, "\a", `\0`, "\x00")
-	return r.Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		c := s[i]
+		if simple := strings.IndexByte(`abefnrtv\'"?`, c); simple >= 0 {
+			b.WriteByte("\a\b\x1b\f\n\r\t\v\\'\"?"[simple])
+			continue
+		}
+		// readNum reads up to n digits of base from s[i+1:].
+		readNum := func(n, base int) (uint64, int) {
+			j := i + 1
+			for j < len(s) && j < i+1+n {
+				if _, err := strconv.ParseUint(s[j:j+1], base, 8); err != nil {
+					break
+				}
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], base, 32)
+			return v, j - i - 1
+		}
+		switch {
+		case c == 'x' || c == 'u' || c == 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			v, used := readNum(n, 16)
+			if used == 0 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			if c == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i += used
+		case c >= '0' && c <= '7':
+			i--
+			v, used := readNum(3, 8)
+			b.WriteByte(byte(v))
+			i += used
+		case c == 'c' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i] & 0x1f)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // resolve makes a value's path absolute against the current directory and
@@ -872,6 +923,9 @@ func (a *analyzer) finding(r Risk, kind, reason string, line int) {
 	case "privilege":
 		a.rep.Privileged = true
 	case "irreversible":
+		a.rep.Irreversible = true
+	}
+	if r == CannotUndo {
 		a.rep.Irreversible = true
 	}
 	reason = oneLine(reason)

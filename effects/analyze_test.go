@@ -198,19 +198,19 @@ var analyzeTests = []struct {
 	// Network, privilege, irreversible.
 	{"curl -sSL https://example.com/x.tgz -o x.tgz", summary{Cmds: l("curl"), Write: l("/h/p/x.tgz"), Network: true, Risk: WritesInside}},
 	{"curl -O https://example.com/f.zip", summary{Cmds: l("curl"), Write: l("/h/p/f.zip"), Network: true, Risk: WritesInside}},
-	{"curl -X POST -d @data.json https://api.example.com", summary{Cmds: l("curl"), Network: true, Risk: CannotUndo}},
+	{"curl -X POST -d @data.json https://api.example.com", summary{Cmds: l("curl"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"curl -fsSL https://get.example.com | sh", summary{Cmds: l("curl", "sh"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"wget https://example.com/a/b.iso", summary{Cmds: l("wget"), Write: l("/h/p/b.iso"), Network: true, Risk: WritesInside}},
 	{"wget -O - https://x.io/i.sh | sudo bash", summary{Cmds: l("wget", "sudo", "bash"), Network: true, Priv: true, Irrev: true, Risk: CannotUndo}},
-	{"scp report.pdf me@host:/srv/", summary{Cmds: l("scp"), Read: l("/h/p/report.pdf (r)"), Network: true, Risk: CannotUndo}},
+	{"scp report.pdf me@host:/srv/", summary{Cmds: l("scp"), Read: l("/h/p/report.pdf (r)"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"scp host:/etc/motd .", summary{Cmds: l("scp"), Create: l("/h/p (r)"), Network: true, Risk: WritesInside}},
-	{"rsync -a dir/ backup@nas:/b/", summary{Cmds: l("rsync"), Read: l("/h/p/dir (r)"), Network: true, Risk: CannotUndo}},
-	{"ssh host uptime", summary{Cmds: l("ssh"), Network: true, Risk: CannotUndo}},
+	{"rsync -a dir/ backup@nas:/b/", summary{Cmds: l("rsync"), Read: l("/h/p/dir (r)"), Network: true, Irrev: true, Risk: CannotUndo}},
+	{"ssh host uptime", summary{Cmds: l("ssh"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"ping -c 3 example.com", summary{Cmds: l("ping"), Network: true, Risk: ReadOnly}},
-	{"nc -l 8080", summary{Cmds: l("nc"), Network: true, Risk: CannotUndo}},
+	{"nc -l 8080", summary{Cmds: l("nc"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"git clone https://github.com/a/b.git", summary{Cmds: l("git"), Create: l("/h/p/b (r)"), Network: true, Risk: WritesInside}},
 	{"git pull", summary{Cmds: l("git"), Write: l("/h/p (r)"), Network: true, Risk: WritesInside}},
-	{"git push origin main", summary{Cmds: l("git"), Network: true, Risk: CannotUndo}},
+	{"git push origin main", summary{Cmds: l("git"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"sudo apt-get install -y jq", summary{Cmds: l("sudo", "apt-get"), Network: true, Priv: true, Risk: WritesOutside}},
 	{"npm install", summary{Cmds: l("npm"), Write: l("/h/p/node_modules (r)"), Network: true, Risk: WritesInside}},
 	{"pip install requests", summary{Cmds: l("pip"), Network: true, Risk: WritesOutside}},
@@ -221,7 +221,7 @@ var analyzeTests = []struct {
 	{"sudo shutdown -h now", summary{Cmds: l("sudo", "shutdown"), Priv: true, Irrev: true, Risk: CannotUndo}},
 	{"crontab -l", summary{Cmds: l("crontab"), Risk: ReadOnly}},
 	{"crontab mycron", summary{Cmds: l("crontab"), Read: l("/h/p/mycron"), Irrev: true, Risk: CannotUndo}},
-	{"echo body | mail -s hi a@b.c", summary{Cmds: l("echo", "mail"), Network: true, Risk: CannotUndo}},
+	{"echo body | mail -s hi a@b.c", summary{Cmds: l("echo", "mail"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"sudo dd if=img.iso of=/dev/sdb", summary{Cmds: l("sudo", "dd"), Read: l("/h/p/img.iso"), Write: l("/dev/sdb"), Priv: true, Irrev: true, Risk: CannotUndo}},
 	{"echo 3 | sudo tee /proc/sys/vm/drop_caches", summary{Cmds: l("echo", "sudo", "tee"), Write: l("/proc/sys/vm/drop_caches"), Priv: true, Irrev: true, Risk: CannotUndo}},
 	{"date", summary{Cmds: l("date"), Risk: ReadOnly}},
@@ -468,5 +468,28 @@ func TestAnalyzeArgs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args as written (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnquoteANSIC(t *testing.T) {
+	tests := map[string]string{
+		`plain`:        "plain",
+		`a\nb\tc`:      "a\nb\tc",
+		`\e[2K`:        "\x1b[2K",
+		`\x41\x4a`:     "AJ",
+		`\u202e`:       "\u202e",
+		`\U0001F600`:   "\U0001F600",
+		`\101\0`:       "A\x00",
+		`\cA`:          "\x01",
+		`\'\"\\`:       `'"\`,
+		`\xZ \q \`:     `\xZ \q \`,
+		`end\x4`:       "end\x04",
+		`\u12345`:      "\u1234" + "5",
+		`mixed \x1b]8`: "mixed \x1b]8",
+	}
+	for in, want := range tests {
+		if got := unquoteANSIC(in); got != want {
+			t.Errorf("unquoteANSIC(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -136,7 +136,7 @@ type Report struct {
 	// (sudo, su, doas, pkexec).
 	Privileged bool `json:"privileged"`
 	// Irreversible is set when the script may do something the sandbox
-	// cannot undo.
+	// cannot undo: some finding has risk CannotUndo.
 	Irreversible bool `json:"irreversible"`
 	// Risk is the highest risk of any finding, ReadOnly when none.
 	Risk Risk `json:"risk"`

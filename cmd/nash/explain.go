@@ -108,71 +108,15 @@ func readAllLimited(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// writeReport prints a report for people, every name escaped.
+// writeReport prints the script and its report for people.
 func writeReport(w io.Writer, script string, rep *effects.Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "script:")
 	for _, line := range strings.Split(strings.TrimRight(effects.EscapeText(script), "\n"), "\n") {
 		fmt.Fprintf(bw, "  %s\n", line)
 	}
-	reason := ""
-	for _, f := range rep.Findings {
-		if f.Risk == rep.Risk {
-			reason = " (" + f.Reason + ")"
-			break
-		}
-	}
-	fmt.Fprintf(bw, "risk: %s%s\n", rep.Risk, reason)
-	var flags []string
-	if rep.Network {
-		flags = append(flags, "uses the network")
-	}
-	if rep.Privileged {
-		flags = append(flags, "runs with privilege")
-	}
-	if rep.Irreversible {
-		flags = append(flags, "does things the sandbox cannot undo")
-	}
-	if len(flags) > 0 {
-		fmt.Fprintf(bw, "note: %s\n", strings.Join(flags, ", "))
-	}
-	fmt.Fprintln(bw, "commands:")
-	for _, c := range rep.Commands {
-		words := []string{effects.Quote(c.Name)}
-		for _, a := range c.Args {
-			words = append(words, effects.EscapeLine(a))
-		}
-		via := ""
-		if len(c.Via) > 0 {
-			via = "  (via " + effects.Escape(strings.Join(c.Via, ", ")) + ")"
-		}
-		fmt.Fprintf(bw, "  %d:%d  %s%s\n", c.Line, c.Col, strings.Join(words, " "), via)
-	}
-	if len(rep.Paths) > 0 {
-		fmt.Fprintln(bw, "paths:")
-		for _, p := range rep.Paths {
-			var notes []string
-			if p.Recursive {
-				notes = append(notes, "recursive")
-			}
-			if p.Glob {
-				notes = append(notes, "glob")
-			}
-			if p.Dynamic {
-				notes = append(notes, "known at run time")
-			}
-			note := ""
-			if len(notes) > 0 {
-				note = "  (" + strings.Join(notes, ", ") + ")"
-			}
-			fmt.Fprintf(bw, "  %-7s %s  by %s%s\n", p.Access, effects.Quote(p.Path), effects.Quote(p.Command), note)
-		}
-	}
-	if len(rep.Findings) > 0 {
-		fmt.Fprintln(bw, "findings:")
-		for _, f := range rep.Findings {
-			fmt.Fprintf(bw, "  %-18s line %d: %s\n", f.Risk, f.Line, f.Reason)
-		}
+	if err := effects.WriteReport(bw, rep, effects.SummaryOptions{MaxLines: -1}); err != nil {
+		return fmt.Errorf("explain: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("explain: write report: %w", err)
