@@ -718,7 +718,13 @@ func unquoteANSIC(s string) string {
 		}
 		switch {
 		case c == 'x' || c == 'u' || c == 'U':
-			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			n := 2
+			switch c {
+			case 'u':
+				n = 4
+			case 'U':
+				n = 8
+			}
 			v, used := readNum(n, 16)
 			if used == 0 {
 				b.WriteByte('\\')

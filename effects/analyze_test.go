@@ -177,6 +177,8 @@ var analyzeTests = []struct {
 	{"(cd /tmp && rm x); rm y", summary{Cmds: l("cd", "rm", "rm"), Delete: l("/tmp/x", "/h/p/y"), Risk: Deletes}},
 	{"cd sub; touch a; cd ..; touch b", summary{Cmds: l("cd", "touch", "cd", "touch"), Write: l("/h/p/sub/a", "/h/p/b"), Risk: WritesInside}},
 	{"cd $X && rm f", summary{Cmds: l("cd", "rm"), Delete: l("$PWD/f (d)"), Risk: Deletes}},
+	{"f=a.txt; read f; rm \"$f\"", summary{Cmds: l("read", "rm"), Delete: l("$f (d)"), Risk: Deletes}},
+	{"f=a.txt; unset f; rm \"$f\"", summary{Cmds: l("unset", "rm"), Delete: l("$f (d)"), Risk: Deletes}},
 	{"D=/srv/www; rm -r $D/cache", summary{Cmds: l("rm"), Delete: l("/srv/www/cache (r)"), Risk: Deletes}},
 	{"rm -rf \"$DIR\"/*", summary{Cmds: l("rm"), Delete: l("$DIR/* (rgd)"), Risk: Deletes}},
 	{"rm -f file{1,2,3}.txt", summary{Cmds: l("rm"), Delete: l("/h/p/file1.txt", "/h/p/file2.txt", "/h/p/file3.txt"), Risk: Deletes}},

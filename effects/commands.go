@@ -365,6 +365,8 @@ func handler(name string) func(*invocation) {
 		return network
 	case "git":
 		return git
+	case "read", "unset", "mapfile", "readarray", "getopts":
+		return setVars
 	case "patch", "split", "csplit", "sort", "uniq", "dos2unix", "unix2dos", "iconv", "vi", "vim", "nvim", "nano",
 		"emacs", "ed", "ex", "pico", "joe", "code", "gcc", "cc", "g++", "clang", "clang++", "convert", "ffmpeg":
 		return writers
@@ -913,6 +915,17 @@ func copyMove(c *invocation) {
 	}
 }
 
+// createOpts are the options of the commands create handles.
+var createOpts = map[string]optSpec{
+	"mkdir":     {arg: "mZ", long: []string{"mode", "context"}},
+	"mkfifo":    {arg: "mZ", long: []string{"mode", "context"}},
+	"mknod":     {arg: "mZ", long: []string{"mode", "context"}},
+	"touch":     {arg: "rdt", long: []string{"reference", "date", "time"}},
+	"truncate":  {arg: "sr", long: []string{"size", "reference"}},
+	"fallocate": {arg: "lon", long: []string{"length", "offset"}},
+	"tee":       {long: []string{"output-error"}},
+}
+
 // create: mkdir, touch, truncate, tee, dd, mktemp.
 func create(c *invocation) {
 	switch c.name {
@@ -956,16 +969,7 @@ func create(c *invocation) {
 		c.path(v, Create, p.has("d", "directory"))
 		return
 	}
-	spec := map[string]optSpec{
-		"mkdir":     {arg: "mZ", long: []string{"mode", "context"}},
-		"mkfifo":    {arg: "mZ", long: []string{"mode", "context"}},
-		"mknod":     {arg: "mZ", long: []string{"mode", "context"}},
-		"touch":     {arg: "rdt", long: []string{"reference", "date", "time"}},
-		"truncate":  {arg: "sr", long: []string{"size", "reference"}},
-		"fallocate": {arg: "lon", long: []string{"length", "offset"}},
-		"tee":       {long: []string{"output-error"}},
-	}[c.name]
-	p := parseOpts(c.args, spec)
+	p := parseOpts(c.args, createOpts[c.name])
 	acc := Write
 	switch c.name {
 	case "mkdir", "mkfifo", "mknod":
@@ -1253,6 +1257,9 @@ func compressor(c *invocation) {
 	}
 }
 
+// tarLongWithArg are tar's long options that take an argument.
+var tarLongWithArg = map[string]bool{"file": true, "directory": true, "exclude": true, "files-from": true, "exclude-from": true, "use-compress-program": true, "transform": true, "owner": true, "group": true, "mode": true, "mtime": true, "newer": true, "after-date": true, "label": true, "blocking-factor": true, "format": true, "strip-components": true, "checkpoint-action": true, "index-file": true, "to-command": true}
+
 // tarCmd: tar in its create, extract, list and append modes.
 func tarCmd(c *invocation) {
 	args := c.args
@@ -1267,8 +1274,7 @@ func tarCmd(c *invocation) {
 		switch {
 		case strings.HasPrefix(t, "--"):
 			name, val, hasVal := strings.Cut(t[2:], "=")
-			needs := map[string]bool{"file": true, "directory": true, "exclude": true, "files-from": true, "exclude-from": true, "use-compress-program": true, "transform": true, "owner": true, "group": true, "mode": true, "mtime": true, "newer": true, "after-date": true, "label": true, "blocking-factor": true, "format": true, "strip-components": true, "checkpoint-action": true, "index-file": true, "to-command": true}
-			if needs[name] && !hasVal && i+1 < len(args) {
+			if tarLongWithArg[name] && !hasVal && i+1 < len(args) {
 				i++
 				val = args[i].text
 			}
@@ -1838,6 +1844,21 @@ var readOnlySubcommands = map[string]bool{
 	"config": true, "events": true,
 }
 
+// irreversibleWhat says what each irreversible command does.
+var irreversibleWhat = map[string]string{
+	"kill": "sends a signal to processes", "killall": "sends a signal to processes", "pkill": "sends a signal to processes",
+	"skill": "sends a signal to processes", "xkill": "kills a window's client", "renice": "changes process priorities",
+	"systemctl": "changes system services", "service": "changes system services", "shutdown": "shuts the machine down",
+	"reboot": "reboots the machine", "halt": "halts the machine", "poweroff": "powers the machine off",
+	"init": "changes the run level", "telinit": "changes the run level", "crontab": "changes scheduled jobs",
+	"at": "schedules a job", "batch": "schedules a job", "atrm": "removes scheduled jobs", "mount": "mounts a file system",
+	"umount": "unmounts a file system", "wall": "sends a message to every terminal", "write": "sends a message to a user",
+	"logger": "writes to the system log", "notify-send": "shows a desktop notification", "date": "sets the system clock",
+	"hwclock": "sets the hardware clock", "xdg-open": "opens a file in another program", "open": "opens a file in another program",
+	"ip": "changes network settings", "docker": "changes containers or images", "podman": "changes containers or images",
+	"kubectl": "changes a cluster", "sysctl": "changes kernel settings",
+}
+
 // irreversible: commands whose effects are outside the file system.
 func irreversible(c *invocation) {
 	sub := ""
@@ -1873,19 +1894,7 @@ func irreversible(c *invocation) {
 	if readOnlySubcommands[sub] && c.name != "kill" && c.name != "crontab" || (c.name == "crontab" && sub == "-l") {
 		return
 	}
-	what := map[string]string{
-		"kill": "sends a signal to processes", "killall": "sends a signal to processes", "pkill": "sends a signal to processes",
-		"skill": "sends a signal to processes", "xkill": "kills a window's client", "renice": "changes process priorities",
-		"systemctl": "changes system services", "service": "changes system services", "shutdown": "shuts the machine down",
-		"reboot": "reboots the machine", "halt": "halts the machine", "poweroff": "powers the machine off",
-		"init": "changes the run level", "telinit": "changes the run level", "crontab": "changes scheduled jobs",
-		"at": "schedules a job", "batch": "schedules a job", "atrm": "removes scheduled jobs", "mount": "mounts a file system",
-		"umount": "unmounts a file system", "wall": "sends a message to every terminal", "write": "sends a message to a user",
-		"logger": "writes to the system log", "notify-send": "shows a desktop notification", "date": "sets the system clock",
-		"hwclock": "sets the hardware clock", "xdg-open": "opens a file in another program", "open": "opens a file in another program",
-		"ip": "changes network settings", "docker": "changes containers or images", "podman": "changes containers or images",
-		"kubectl": "changes a cluster", "sysctl": "changes kernel settings",
-	}[c.name]
+	what := irreversibleWhat[c.name]
 	if what == "" {
 		what = "changes system state outside the file system"
 	}
@@ -1945,5 +1954,24 @@ func packages(c *invocation) {
 func accounts(c *invocation) {
 	for _, f := range []string{"/etc/passwd", "/etc/shadow", "/etc/group"} {
 		c.path(literal(f), Write, false)
+	}
+}
+
+// setVars: builtins that give variables values only known at run time.
+func setVars(c *invocation) {
+	p := parseOpts(c.args, optSpec{arg: "adinNptuCc"})
+	ops := p.ops
+	if c.name == "getopts" && len(ops) > 1 {
+		ops = ops[1:2]
+	}
+	for _, o := range ops {
+		delete(c.a.vars, o.text)
+	}
+	if c.name == "read" || c.name == "mapfile" || c.name == "readarray" {
+		name := "REPLY"
+		if c.name != "read" {
+			name = "MAPFILE"
+		}
+		delete(c.a.vars, name)
 	}
 }
