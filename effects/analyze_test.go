@@ -125,6 +125,13 @@ var analyzeTests = []struct {
 	{"git status", summary{Cmds: l("git"), Read: l("/h/p (r)"), Risk: ReadOnly}},
 	{"git checkout -- main.go", summary{Cmds: l("git"), Write: l("/h/p/main.go (r)"), Risk: WritesInside}},
 
+	{"gcc -fno-common -o app main.c", summary{Cmds: l("gcc"), Read: l("/h/p/main.c"), Write: l("/h/p/app"), Risk: WritesInside}},
+	{"gcc -Wall x.c", summary{Cmds: l("gcc"), Read: l("/h/p/x.c"), Write: l("/h/p/a.out"), Risk: WritesInside}},
+	{"curl -sLo \"$out\" https://e.com/f", summary{Cmds: l("curl"), Write: l("$out (d)"), Network: true, Risk: WritesOutside}},
+	{"curl --output=dl/f.bin https://e.com/f", summary{Cmds: l("curl"), Write: l("/h/p/dl/f.bin"), Network: true, Risk: WritesInside}},
+	{"xargs -a list.txt rm", summary{Cmds: l("xargs", "rm"), Read: l("/h/p/list.txt"), Delete: l("<input> (d)"), Risk: Deletes}},
+	{"strace -o trace.txt ls -o", summary{Cmds: l("strace", "ls"), Write: l("/h/p/trace.txt"), Risk: WritesInside}},
+
 	// Writes outside.
 	{"echo x > /tmp/x", summary{Cmds: l("echo"), Write: l("/tmp/x"), Risk: WritesOutside}},
 	{"cp notes.txt ~/backup/", summary{Cmds: l("cp"), Read: l("/h/p/notes.txt"), Create: l("/h/backup (r)"), Risk: WritesOutside}},

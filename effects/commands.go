@@ -131,9 +131,40 @@ type optSpec struct {
 
 // parsed is a command line split into options and operands.
 type parsed struct {
-	flags map[string]string // by letter or long name without dashes
+	flags map[string]string  // by letter or long name without dashes
+	vals  map[string]wordVal // the arguments of options that take one
 	ops   []wordVal
 	dash  int // index in ops of the first operand after "--", or -1
+}
+
+// val returns the argument of the first of the named options given, as
+// a value that keeps whether it is dynamic: -o FILE, -oFILE, --output=FILE.
+func (p parsed) val(names ...string) (wordVal, bool) {
+	for _, n := range names {
+		if v, ok := p.vals[n]; ok {
+			return v, true
+		}
+	}
+	return wordVal{}, false
+}
+
+// tail returns w without its first n bytes of text, as the argument glued
+// to an option: -oFILE, --output=FILE.
+func tail(w wordVal, n int) wordVal {
+	rest := w.text[n:]
+	if w.lit {
+		return literal(rest)
+	}
+	w.text = rest
+	w.src = ""
+	// The dynamic part is after the option name, so the pattern keeps
+	// everything from the first wildcard on.
+	if i := strings.IndexByte(w.pattern, anyMark); i >= 0 && i >= n {
+		w.pattern = w.pattern[n:]
+	} else {
+		w.pattern = escapeGlob(rest)
+	}
+	return w
 }
 
 func (p parsed) has(names ...string) bool {
@@ -157,7 +188,7 @@ func (p parsed) get(names ...string) (string, bool) {
 // parseOpts splits args into options and operands by spec. With
 // spec.stop, every argument from the first operand on is an operand.
 func parseOpts(args []wordVal, spec optSpec) parsed {
-	p := parsed{flags: map[string]string{}, dash: -1}
+	p := parsed{flags: map[string]string{}, vals: map[string]wordVal{}, dash: -1}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
@@ -167,9 +198,13 @@ func parseOpts(args []wordVal, spec optSpec) parsed {
 			return p
 		case strings.HasPrefix(t, "--") && len(t) > 2:
 			name, val, hasVal := strings.Cut(t[2:], "=")
-			if !hasVal && contains(spec.long, name) && i+1 < len(args) {
+			switch {
+			case hasVal:
+				p.vals[name] = tail(args[i], len(name)+3)
+			case contains(spec.long, name) && i+1 < len(args):
 				i++
 				val = args[i].text
+				p.vals[name] = args[i]
 			}
 			p.flags[name] = val
 		case strings.HasPrefix(t, "-") && len(t) > 1:
@@ -177,9 +212,13 @@ func parseOpts(args []wordVal, spec optSpec) parsed {
 				f := t[j : j+1]
 				if strings.Contains(spec.arg, f) {
 					val := t[j+1:]
-					if val == "" && i+1 < len(args) {
+					switch {
+					case val != "":
+						p.vals[f] = tail(args[i], j+1)
+					case i+1 < len(args):
 						i++
 						val = args[i].text
+						p.vals[f] = args[i]
 					}
 					p.flags[f] = val
 					break
@@ -195,42 +234,6 @@ func parseOpts(args []wordVal, spec optSpec) parsed {
 		}
 	}
 	return p
-}
-
-// optValue returns the value of the option given as a word, for options
-// that name files: -o FILE, --output=FILE.
-func optValue(args []wordVal, short string, long ...string) (wordVal, bool) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		if t == "--" {
-			return wordVal{}, false
-		}
-		for _, l := range long {
-			if t == "--"+l && i+1 < len(args) {
-				return args[i+1], true
-			}
-			if rest, ok := strings.CutPrefix(t, "--"+l+"="); ok {
-				v := args[i]
-				v.text = rest
-				v.pattern = strings.TrimPrefix(v.pattern, escapeGlob("--"+l+"="))
-				return v, true
-			}
-		}
-		if short != "" && strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 1 {
-			if j := strings.Index(t[1:], short); j >= 0 {
-				if rest := t[j+2:]; rest != "" {
-					v := args[i]
-					v.text = rest
-					v.pattern = escapeGlob(rest)
-					return v, true
-				}
-				if i+1 < len(args) {
-					return args[i+1], true
-				}
-			}
-		}
-	}
-	return wordVal{}, false
 }
 
 func contains(list []string, s string) bool {
@@ -403,7 +406,7 @@ func privileged(c *invocation) {
 			}
 		}
 		c.finding(WritesOutside, "privilege", "%s runs commands as %s", c.name, Quote(user))
-		if v, ok := optValue(c.args, "c", "command"); ok {
+		if v, ok := p.val("c", "command"); ok {
 			c.script(v, c.name+" -c")
 		}
 		return
@@ -454,9 +457,6 @@ func wrapper(c *invocation) {
 		spec, skip = optSpec{arg: "sk", long: []string{"signal", "kill-after"}, stop: true}, 1
 	case "time":
 		spec = optSpec{arg: "fo", long: []string{"format", "output"}, stop: true}
-		if o, ok := optValue(c.args, "o", "output"); ok {
-			c.path(o, Write, false)
-		}
 	case "exec":
 		spec = optSpec{arg: "a", stop: true}
 	case "command":
@@ -471,10 +471,7 @@ func wrapper(c *invocation) {
 	case "flock":
 		spec, skip = optSpec{arg: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}, stop: true}, 1
 	case "strace", "ltrace":
-		spec = optSpec{arg: "oepsEuIabXU", stop: true}
-		if o, ok := optValue(c.args, "o", "output"); ok {
-			c.path(o, Write, false)
-		}
+		spec = optSpec{arg: "oepsEuIabXU", long: []string{"output"}, stop: true}
 	case "sshpass":
 		spec = optSpec{arg: "pfde", stop: true}
 		c.finding(ReadOnly, "network", "sshpass logs in to another host with a password")
@@ -490,8 +487,13 @@ func wrapper(c *invocation) {
 	if c.name == "command" && p.has("v", "V") {
 		return
 	}
+	if c.name == "time" || c.name == "strace" || c.name == "ltrace" {
+		if o, ok := p.val("o", "output"); ok {
+			c.path(o, Write, false)
+		}
+	}
 	if c.name == "env" {
-		if s, ok := optValue(c.args, "S", "split-string"); ok {
+		if s, ok := p.val("S", "split-string"); ok {
 			c.script(s, "env -S")
 			return
 		}
@@ -500,7 +502,7 @@ func wrapper(c *invocation) {
 		}
 	}
 	if c.name == "flock" {
-		if s, ok := optValue(c.args, "c", "command"); ok {
+		if s, ok := p.val("c", "command"); ok {
 			if len(p.ops) > 0 {
 				c.path(p.ops[0], Write, false)
 			}
@@ -524,7 +526,7 @@ func xargs(c *invocation) {
 		spec = optSpec{arg: "ajJSn", long: []string{"jobs", "arg-file", "sshlogin", "joblog", "results", "delay"}, stop: true}
 	}
 	p := parseOpts(c.args, spec)
-	if f, ok := optValue(c.args, "a", "arg-file"); ok {
+	if f, ok := p.val("a", "arg-file"); ok {
 		c.path(f, Read, false)
 	}
 	input := wordVal{text: inputText, pattern: string(anyMark), dynamic: true}
@@ -883,7 +885,7 @@ func copyMove(c *invocation) {
 		return
 	}
 	var dest wordVal
-	if t, ok := optValue(c.args, "t", "target-directory"); ok {
+	if t, ok := p.val("t", "target-directory"); ok {
 		dest = t
 	} else if len(ops) >= 2 {
 		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
@@ -975,11 +977,11 @@ func create(c *invocation) {
 	case "mkdir", "mkfifo", "mknod":
 		acc = Create
 	case "touch":
-		if r, ok := optValue(c.args, "r", "reference"); ok {
+		if r, ok := p.val("r", "reference"); ok {
 			c.path(r, Read, false)
 		}
 	case "truncate":
-		if r, ok := optValue(c.args, "r", "reference"); ok {
+		if r, ok := p.val("r", "reference"); ok {
 			c.path(r, Read, false)
 		}
 	}
@@ -1179,7 +1181,7 @@ func archive(c *invocation) {
 			return
 		}
 		dir := c.cwd()
-		if d, ok := optValue(c.args, "d", ""); ok {
+		if d, ok := p.val("d"); ok {
 			dir = d
 		}
 		c.path(dir, Write, true)
@@ -1235,7 +1237,7 @@ func compressor(c *invocation) {
 		if !keep {
 			c.path(o, Delete, false)
 		}
-		if out, ok := optValue(c.args, "o", "output"); ok {
+		if out, ok := p.val("o", "output"); ok {
 			c.path(out, Create, false)
 			continue
 		}
@@ -1489,16 +1491,16 @@ func curl(c *invocation) {
 	} else {
 		c.finding(ReadOnly, "network", "curl downloads from %s", where)
 	}
-	if t, ok := optValue(c.args, "T", "upload-file"); ok {
+	if t, ok := p.val("T", "upload-file"); ok {
 		c.path(t, Read, false)
 	}
-	if o, ok := optValue(c.args, "o", "output"); ok {
+	if o, ok := p.val("o", "output"); ok {
 		c.path(o, Write, false)
 	}
-	if o, ok := optValue(c.args, "c", "cookie-jar"); ok {
+	if o, ok := p.val("c", "cookie-jar"); ok {
 		c.path(o, Write, false)
 	}
-	if o, ok := optValue(c.args, "D", "dump-header"); ok {
+	if o, ok := p.val("D", "dump-header"); ok {
 		c.path(o, Write, false)
 	}
 	if p.has("O", "remote-name", "remote-name-all") {
@@ -1572,7 +1574,7 @@ func wget(c *invocation) {
 	if d, ok := p.get("P", "directory-prefix"); ok {
 		dir = literal(d)
 	}
-	if o, ok := optValue(c.args, "O", "output-document"); ok {
+	if o, ok := p.val("O", "output-document"); ok {
 		c.path(o, Write, false)
 		return
 	}
@@ -1713,13 +1715,13 @@ func writers(c *invocation) {
 	switch c.name {
 	case "patch":
 		p := parseOpts(c.args, optSpec{arg: "pioBDdFrVYzgx", long: []string{"strip", "input", "output", "directory", "reject-file", "backup-if-mismatch", "prefix", "suffix", "fuzz", "quoting-style"}})
-		if i, ok := optValue(c.args, "i", "input"); ok {
+		if i, ok := p.val("i", "input"); ok {
 			c.path(i, Read, false)
 		}
 		if p.has("dry-run", "C", "check") {
 			return
 		}
-		if o, ok := optValue(c.args, "o", "output"); ok {
+		if o, ok := p.val("o", "output"); ok {
 			c.path(o, Write, false)
 			return
 		}
@@ -1731,7 +1733,7 @@ func writers(c *invocation) {
 			return
 		}
 		dir := c.cwd()
-		if d, ok := optValue(c.args, "d", "directory"); ok {
+		if d, ok := p.val("d", "directory"); ok {
 			dir = d
 		}
 		c.path(dir, Write, true)
@@ -1762,8 +1764,11 @@ func writers(c *invocation) {
 		v.glob = true
 		c.path(v, Create, false)
 	case "sort":
-		readOperandsOf(c, readerSpec{opts: optSpec{arg: "oktST", long: []string{"output", "key", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from"}}})
-		if o, ok := optValue(c.args, "o", "output"); ok {
+		p := parseOpts(c.args, optSpec{arg: "oktST", long: []string{"output", "key", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from"}})
+		for _, o := range p.ops {
+			c.path(o, Read, false)
+		}
+		if o, ok := p.val("o", "output"); ok {
 			c.path(o, Write, false)
 		}
 	case "uniq":
@@ -1779,7 +1784,7 @@ func writers(c *invocation) {
 		for _, o := range p.ops {
 			c.path(o, Read, false)
 		}
-		if o, ok := optValue(c.args, "o", "output"); ok {
+		if o, ok := p.val("o", "output"); ok {
 			c.path(o, Write, false)
 		}
 	case "gcc", "cc", "g++", "clang", "clang++":
@@ -1787,7 +1792,7 @@ func writers(c *invocation) {
 		for _, o := range p.ops {
 			c.path(o, Read, false)
 		}
-		if o, ok := optValue(c.args, "o", ""); ok {
+		if o, ok := p.val("o"); ok {
 			c.path(o, Write, false)
 		} else if p.has("c") {
 			for _, o := range p.ops {
@@ -1801,7 +1806,7 @@ func writers(c *invocation) {
 	case "convert", "ffmpeg":
 		p := parseOpts(c.args, optSpec{arg: "i"})
 		if c.name == "ffmpeg" {
-			if in, ok := optValue(c.args, "i", ""); ok {
+			if in, ok := p.val("i"); ok {
 				c.path(in, Read, false)
 			}
 		}
@@ -1821,14 +1826,6 @@ func writers(c *invocation) {
 			}
 			c.path(o, Write, false)
 		}
-	}
-}
-
-// readOperandsOf records the operands of c as read, by spec.
-func readOperandsOf(c *invocation, spec readerSpec) {
-	p := parseOpts(c.args, spec.opts)
-	for _, o := range p.ops {
-		c.path(o, Read, false)
 	}
 }
 
