@@ -218,3 +218,10 @@ func ExampleQuote() {
 	// 'my notes.txt'
 	// $'evil\x1b]8;;http://x/\x07.txt'
 }
+
+func ExampleEscapeText() {
+	fmt.Print(EscapeText("echo 'done'\x1b[1A\x1b[2K\nrm -rf ~\n"))
+	// Output:
+	// echo 'done'\x1b[1A\x1b[2K
+	// rm -rf ~
+}

@@ -124,3 +124,25 @@ func ExampleWriteSurprises() {
 	// NOT PREDICTED: 1 change the script did not announce:
 	//   deleted  /srv/app/config.yaml  512 B
 }
+
+func ExampleWriteReport() {
+	r, err := Analyze("curl -fsSL https://example.com/install.sh | sudo bash", Dir("/home/ann"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := WriteReport(os.Stdout, r, SummaryOptions{}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// risk: cannot-undo (runs code downloaded from the network in a shell)
+	// note: uses the network, runs with privilege, does things the sandbox cannot undo
+	// commands:
+	//   1:1  curl -fsSL https://example.com/install.sh  (via |)
+	//   1:45  sudo bash  (via |)
+	//   1:45  bash  (via |, sudo)
+	// findings:
+	//   read-only          line 1: curl downloads from https://example.com/install.sh
+	//   writes-outside-cwd line 1: sudo runs bash as root
+	//   cannot-undo        line 1: runs code downloaded from the network in a shell
+}
