@@ -277,6 +277,7 @@ func writeUnified(w *bufio.Writer, name string, a, b []string, opts DiffOptions)
 			w.WriteByte('\n')
 			if !nl {
 				w.WriteString("\\ No newline at end of file\n")
+				lines++
 			}
 		}
 		i = end

@@ -198,3 +198,31 @@ func ExampleDiff() {
 	// -version = 1
 	// +version = 2
 }
+
+// FuzzDiff checks that no pair of contents makes Diff panic, and that its
+// output is always safe to print.
+func FuzzDiff(f *testing.F) {
+	f.Add("a\nb\n", "a\nc\n")
+	f.Add("", "x")
+	f.Add("\x1b[2K\r\n", "\u202e\n\xff")
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n3\n5\n7\n9\n")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var out strings.Builder
+		if err := Diff(&out, "/f\x1b", []byte(a), []byte(b), DiffOptions{Context: 2, MaxLines: 50}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if a == b {
+			if out.Len() != 0 {
+				t.Fatalf("equal contents gave %q", out.String())
+			}
+			return
+		}
+		if len(lines) > 52 {
+			t.Fatalf("%d lines, want at most 50 and the cut notice", len(lines))
+		}
+		for _, l := range lines {
+			assertSafe(t, l, false)
+		}
+	})
+}
