@@ -221,7 +221,7 @@ var analyzeTests = []struct {
 	{"git pull", summary{Cmds: l("git"), Write: l("/h/p (r)"), Network: true, Risk: WritesInside}},
 	{"git push origin main", summary{Cmds: l("git"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"sudo apt-get install -y jq", summary{Cmds: l("sudo", "apt-get"), Network: true, Priv: true, Risk: WritesOutside}},
-	{"npm install", summary{Cmds: l("npm"), Write: l("/h/p/node_modules (r)"), Network: true, Risk: WritesInside}},
+	{"npm install", summary{Cmds: l("npm"), Write: l("/h/p/node_modules (r)", "/h/p/package-lock.json"), Network: true, Risk: WritesInside}},
 	{"pip install requests", summary{Cmds: l("pip"), Network: true, Risk: WritesOutside}},
 	{"kill -9 1234", summary{Cmds: l("kill"), Irrev: true, Risk: CannotUndo}},
 	{"pkill firefox", summary{Cmds: l("pkill"), Irrev: true, Risk: CannotUndo}},

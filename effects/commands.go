@@ -1898,6 +1898,9 @@ func irreversible(c *invocation) {
 	c.finding(CannotUndo, "irreversible", "%s %s, which the sandbox cannot undo", c.name, what)
 }
 
+// lockFiles are the files JavaScript package managers rewrite on install.
+var lockFiles = map[string]string{"npm": "package-lock.json", "yarn": "yarn.lock", "pnpm": "pnpm-lock.yaml"}
+
 // packages: package managers.
 func packages(c *invocation) {
 	sub := ""
@@ -1936,6 +1939,7 @@ func packages(c *invocation) {
 			return
 		}
 		c.path(join(c.cwd(), "node_modules"), Write, true)
+		c.path(join(c.cwd(), lockFiles[c.name]), Write, false)
 		return
 	case "go", "cargo":
 		if sub == "build" || sub == "test" || sub == "run" || sub == "fmt" || sub == "vet" {
