@@ -325,28 +325,74 @@ func xmlText(r io.Reader, format Format) (string, error) {
 }
 
 // extractPDF reads the text of each page with ledongthuc/pdf. The library
-// panics on some malformed files; Extract recovers that.
+// panics on some malformed files (Extract recovers that) and loops forever
+// on cyclic page trees, so pages are found by a bounded walk of our own
+// rather than with Reader.Page.
 func extractPDF(data []byte) (Document, error) {
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	n := r.NumPage()
-	if n > maxPDFPages {
-		n = maxPDFPages
+	pages, err := pdfPages(r.Trailer().Key("Root").Key("Pages"))
+	if err != nil {
+		return Document{}, err
 	}
 	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		text, err := r.Page(i).GetPlainText(nil)
+	for i, p := range pages {
+		text, err := p.GetPlainText(nil)
 		if err != nil {
-			return Document{}, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i, err)
+			return Document{}, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
 		}
 		b.WriteString(text)
 		b.WriteByte('\n')
 	}
-	text := toValidUTF8([]byte(b.String()))
-	if strings.TrimSpace(text) == "" && n == 0 {
-		return Document{}, fmt.Errorf("%w: no pages", ErrCorrupt)
+	return Document{Format: FormatPDF, Text: toValidUTF8([]byte(b.String()))}, nil
+}
+
+// Bounds of the page tree walk.
+const (
+	maxPDFDepth = 32
+	maxPDFNodes = 100000
+)
+
+// pdfPages lists the leaf pages of a page tree, at most maxPDFPages, and
+// fails on trees deeper than maxPDFDepth (cycles) or on a page whose
+// Parent chain does not end (which would hang the library's lookup of
+// inherited resources).
+func pdfPages(root pdf.Value) ([]pdf.Page, error) {
+	var pages []pdf.Page
+	nodes := 0
+	var walk func(v pdf.Value, depth int) error
+	walk = func(v pdf.Value, depth int) error {
+		nodes++
+		if depth > maxPDFDepth || nodes > maxPDFNodes {
+			return fmt.Errorf("%w: page tree too deep or cyclic", ErrCorrupt)
+		}
+		switch v.Key("Type").Name() {
+		case "Pages":
+			kids := v.Key("Kids")
+			for i := 0; i < kids.Len() && len(pages) < maxPDFPages; i++ {
+				if err := walk(kids.Index(i), depth+1); err != nil {
+					return err
+				}
+			}
+		case "Page":
+			p := v
+			for n := 0; !p.IsNull(); n++ {
+				if n > maxPDFDepth {
+					return fmt.Errorf("%w: cyclic page parents", ErrCorrupt)
+				}
+				p = p.Key("Parent")
+			}
+			pages = append(pages, pdf.Page{V: v})
+		}
+		return nil
 	}
-	return Document{Format: FormatPDF, Text: text}, nil
+	if err := walk(root, 0); err != nil {
+		return nil, err
+	}
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("%w: no pages", ErrCorrupt)
+	}
+	return pages, nil
 }

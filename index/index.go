@@ -265,16 +265,18 @@ func (ix *Index) initCatalog(ctx context.Context) error {
 	return nil
 }
 
-// Close flushes and closes the index.
+// Close flushes and closes the index. Closing twice is harmless.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var errs []error
 	if ix.text != nil {
 		errs = append(errs, ix.text.Close())
+		ix.text = nil
 	}
 	if ix.db != nil {
 		errs = append(errs, ix.db.Close())
+		ix.db = nil
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close index: %w", err)

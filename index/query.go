@@ -114,6 +114,7 @@ func lexQuery(s string) []qtoken {
 // size:<1M, size:1k..1M). Dates are YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339 or
 // an age like 7d, 2w, 3m, 1y measured from now.
 func ParseQuery(s string, now time.Time) ([]Clause, error) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	p := &qparser{toks: lexQuery(s), now: now}
 	cl, err := p.group(0)
 	if err != nil {
@@ -261,6 +262,9 @@ func (p *qparser) checkFilter(f, v string, pos int) error {
 func parseDate(v string, now time.Time) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02", "2006-01", "2006"} {
 		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			if t.Year() < 1700 || t.Year() > 2200 { // beyond what the index can store
+				return time.Time{}, fmt.Errorf("%q is out of range", v)
+			}
 			return t, nil
 		}
 	}

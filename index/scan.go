@@ -336,7 +336,7 @@ func (ix *Index) extract(j job) result {
 	if fi, err := os.Stat(j.path); err == nil && fi.Mode().IsRegular() {
 		r.info = fi
 	}
-	doc, err := Extract(j.path, data)
+	doc, err := extractTimeout(j.path, data, extractLimit)
 	if err != nil {
 		r.skip = err
 		return r
@@ -344,6 +344,32 @@ func (ix *Index) extract(j job) result {
 	r.title = doc.Title
 	r.chunks = SplitChunks(doc.Text, ix.cfg.chunkWords, ix.cfg.overlapWords)
 	return r
+}
+
+// extractLimit bounds the time spent extracting one file.
+const extractLimit = 30 * time.Second
+
+// extractTimeout runs Extract with a time limit. A parser stuck in a loop
+// on a hostile file cannot be stopped; its goroutine is abandoned and the
+// file skipped, so indexing goes on.
+func extractTimeout(name string, data []byte, limit time.Duration) (Document, error) {
+	type out struct {
+		doc Document
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		d, err := Extract(name, data)
+		ch <- out{d, err}
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o.doc, o.err
+	case <-t.C:
+		return Document{}, fmt.Errorf("%w: extraction took over %v", ErrCorrupt, limit)
+	}
 }
 
 // flush writes a batch of results: catalog intent, keyword index, vectors,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -266,9 +267,9 @@ func (ix *Index) filterQueries(clauses []Clause, opt SearchOptions) (f filterSet
 			return pq
 		}
 		// A relative dir matches that directory name anywhere.
-		wq := bleve.NewWildcardQuery("*/" + escapeWildcard(strings.Trim(dir, "/")) + "/*")
-		wq.SetField(fieldPath)
-		return wq
+		rq := bleve.NewRegexpQuery(".*/" + regexp.QuoteMeta(strings.Trim(dir, "/")) + "/.*")
+		rq.SetField(fieldPath)
+		return rq
 	}
 	extQ := func(exts []string) query.Query {
 		var qs []query.Query
@@ -336,10 +337,6 @@ func (ix *Index) filterQueries(clauses []Clause, opt SearchOptions) (f filterSet
 type filterSet struct{ must, not []query.Query }
 
 func (f filterSet) empty() bool { return len(f.must) == 0 && len(f.not) == 0 }
-
-func escapeWildcard(s string) string {
-	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `\`, `\\`).Replace(s)
-}
 
 // keyword runs the BM25 ranking and returns up to depth files.
 func (ix *Index) keyword(ctx context.Context, clauses []Clause, filters filterSet, depth int) ([]Hit, error) {

@@ -118,6 +118,8 @@ func newRootCmd(io stdio) *cobra.Command {
 		newForgetCmd(io),
 		newGCCmd(io),
 		newExplainCmd(io),
+		newIndexCmd(io),
+		newFindCmd(io),
 	)
 	return root
 }
