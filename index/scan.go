@@ -73,6 +73,32 @@ func (ix *Index) Update(ctx context.Context) (Stats, error) {
 	return ix.sync(ctx, roots)
 }
 
+// Refresh brings the given files or directories, which must lie under
+// indexed roots, in step with the disk: changed files are re-indexed, gone
+// ones dropped. It is what the watcher does for each batch of events, and
+// what a caller that knows which paths changed (a committed transaction)
+// can call instead of a full Update.
+func (ix *Index) Refresh(ctx context.Context, paths ...string) (Stats, error) {
+	roots, err := ix.Roots()
+	if err != nil {
+		return Stats{}, err
+	}
+	targets := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return Stats{}, fmt.Errorf("refresh %s: %w", p, err)
+		}
+		if containingRoot(roots, abs) == abs && !slices.Contains(roots, abs) {
+			return Stats{}, fmt.Errorf("refresh %s: not under an indexed root", p)
+		}
+		targets = append(targets, abs)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.sync(ctx, targets)
+}
+
 // Remove drops roots at or below each path, with their files. A path inside
 // a root is refused: list it in a .nashignore file instead.
 func (ix *Index) Remove(ctx context.Context, paths ...string) (Stats, error) {

@@ -54,6 +54,9 @@ type SearchOptions struct {
 	Ext    []string  // only these extensions ("md" or ".md")
 	After  time.Time // modified after
 	Before time.Time // modified before
+	// NoSnippets leaves Hit.Snippet, Title and Line empty: for callers that
+	// need only paths, it saves loading the stored text of every hit.
+	NoSnippets bool
 }
 
 // Hit is one file in a ranking, pointing at its best chunk.
@@ -124,7 +127,9 @@ func (ix *Index) Search(ctx context.Context, q string, opt SearchOptions) (*Resu
 	if len(res.Hits) > opt.N {
 		res.Hits = res.Hits[:opt.N]
 	}
-	ix.fillSnippets(ctx, clauses, res.Hits)
+	if !opt.NoSnippets {
+		ix.fillSnippets(ctx, clauses, res.Hits)
+	}
 	return res, nil
 }
 

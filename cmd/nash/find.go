@@ -105,6 +105,7 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 	if len(roots) == 0 {
 		return fmt.Errorf("find: the index is empty; add files with nash index add PATH")
 	}
+	so.NoSnippets = !opts.json && !opts.snippets && !isTerminal(io.out)
 	res, err := ix.Search(ctx, query, so)
 	if err != nil {
 		var pe *index.ParseError
