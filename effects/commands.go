@@ -280,12 +280,12 @@ var readers = map[string]readerSpec{
 	"jq":   {opts: optSpec{arg: "f", long: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}}, skip: 1, skipOpt: "f"},
 	"zcat": {}, "bzcat": {}, "xzcat": {}, "zstdcat": {}, "zless": {}, "zmore": {}, "lsattr": {}, "ldd": {},
 	"nm": {}, "objdump": {}, "readelf": {}, "look": {skip: 1}, "md5": {}, "basename": {skip: 99}, "dirname": {skip: 99},
-	"bat": {}, "pr": {opts: optSpec{arg: "hlwoN"}}, "tsort": {}, "ptx": {}, "shuf": {opts: optSpec{arg: "nio"}},
+	"bat": {}, "pv": {opts: optSpec{arg: "LNsiBwHd"}}, "pr": {opts: optSpec{arg: "hlwoN"}}, "tsort": {}, "ptx": {}, "shuf": {opts: optSpec{arg: "nio"}},
 }
 
 // quiet are commands known to touch no files and need no finding.
 var quiet = map[string]bool{
-	"echo": true, "printf": true, "pwd": true, "date": true, "cal": true, "whoami": true, "id": true, "groups": true,
+	"echo": true, "printf": true, "df": true, "pwd": true, "date": true, "cal": true, "whoami": true, "id": true, "groups": true,
 	"uname": true, "hostname": true, "uptime": true, "free": true, "ps": true, "top": true, "htop": true, "pgrep": true,
 	"pidof": true, "lsof": true, "netstat": true, "ss": true, "printenv": true, "history": true, "true": true, "false": true,
 	"test": true, "[": true, "sleep": true, "seq": true, "yes": true, "expr": true, "bc": true, "dc": true, "wait": true,

@@ -190,6 +190,17 @@ $'/home/\x1bu'/
 `,
 		},
 		{
+			name: "10,000-character hostile name",
+			changes: []Change{
+				{Path: "/p/" + strings.Repeat("\x1b[2K", 2500), Kind: Created, After: file(1)},
+			},
+			opts: SummaryOptions{Width: 50},
+			want: `1 change: 1 created
+/p/
+  created  $'\x1b[2K\x1b[2K\…K\x1b[2K\x1b[2K'  1 B
+`,
+		},
+		{
 			name: "narrow width cuts the line end",
 			changes: []Change{
 				{Path: "/p/file-with-long-name.txt", Kind: Modified, Before: file(5), After: file(5000), Meta: []string{"mode"}},
