@@ -34,41 +34,170 @@ func (s Surprises) Empty() bool { return len(s.Unpredicted) == 0 && len(s.Missed
 // Reads are not compared.
 func Compare(r *Report, cs *ChangeSet) Surprises {
 	s := Surprises{Unpredicted: []Change{}, Missed: []PathUse{}}
-	var uses []compiledUse
-	if r != nil {
-		for _, u := range r.Paths {
-			if u.Access != Read {
-				uses = append(uses, compileUse(u))
-			}
-		}
-	}
-	var changes []Change
-	if cs != nil {
-		changes = cs.Changes
-	}
-	parents := make(map[string]bool, len(changes))
-	for _, c := range changes {
-		parents[path.Dir(c.Path)] = true
-	}
-	hit := make([]bool, len(uses))
-	for _, c := range changes {
-		covered := false
-		for i := range uses {
-			if uses[i].covers(c) {
-				hit[i] = true
-				covered = true
-			}
-		}
-		if !covered && !implied(c, parents, uses) {
+	m := match(r, cs)
+	for i, c := range m.changes {
+		if m.state[i] == unpredicted {
 			s.Unpredicted = append(s.Unpredicted, c)
 		}
 	}
-	for i, u := range uses {
-		if !hit[i] && !strings.HasPrefix(u.use.Path, "/dev/") && !strings.HasPrefix(u.use.Path, "/proc/") && !strings.HasPrefix(u.use.Path, "/sys/") {
+	for i, u := range m.uses {
+		if !m.hit[i] && !kernelPath(u.use.Path) {
 			s.Missed = append(s.Missed, u.use)
 		}
 	}
 	return s
+}
+
+// kernelPath reports whether p is a device or kernel file, which a
+// sandbox does not observe as a change.
+func kernelPath(p string) bool {
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/sys/")
+}
+
+// changeState is how a prediction accounts for an observed change.
+type changeState int
+
+const (
+	unpredicted changeState = iota
+	covered                 // a predicted use covers it
+	impliedChange           // it follows from other changes
+)
+
+// matching is the result of matching a report against a change set.
+type matching struct {
+	uses    []compiledUse // the report's non-read uses
+	hit     []bool        // per use: it covers some observed change
+	changes []Change
+	state   []changeState // per change
+}
+
+// match decides, for every observed change, whether a predicted use
+// covers it or it is implied, and for every use whether it covers any.
+func match(r *Report, cs *ChangeSet) matching {
+	var m matching
+	if r != nil {
+		for _, u := range r.Paths {
+			if u.Access != Read {
+				m.uses = append(m.uses, compileUse(u))
+			}
+		}
+	}
+	if cs != nil {
+		m.changes = cs.Changes
+	}
+	parents := make(map[string]bool, len(m.changes))
+	for _, c := range m.changes {
+		parents[path.Dir(c.Path)] = true
+	}
+	m.hit = make([]bool, len(m.uses))
+	m.state = make([]changeState, len(m.changes))
+	for ci, c := range m.changes {
+		for i := range m.uses {
+			if m.uses[i].covers(c) {
+				m.hit[i] = true
+				m.state[ci] = covered
+			}
+		}
+		if m.state[ci] == unpredicted && implied(c, parents, m.uses) {
+			m.state[ci] = impliedChange
+		}
+	}
+	return m
+}
+
+// Accuracy is how well a report predicted one run, for one class of
+// change: writes (created, modified, type-changed paths), deletes, or
+// metadata changes.
+type Accuracy struct {
+	// Observed counts the observed changes of the class, not counting
+	// implied ones (a directory's times); Covered how many of them some
+	// prediction covered.
+	Observed int `json:"observed"`
+	Covered  int `json:"covered"`
+	// Predicted counts the predicted uses of the class; Matched how many
+	// of them match some observed change.
+	Predicted int `json:"predicted"`
+	Matched   int `json:"matched"`
+}
+
+// Recall is the share of observed changes that were predicted, 1 when
+// nothing was observed.
+func (a Accuracy) Recall() float64 {
+	if a.Observed == 0 {
+		return 1
+	}
+	return float64(a.Covered) / float64(a.Observed)
+}
+
+// Precision is the share of predictions that happened, 1 when nothing was
+// predicted.
+func (a Accuracy) Precision() float64 {
+	if a.Predicted == 0 {
+		return 1
+	}
+	return float64(a.Matched) / float64(a.Predicted)
+}
+
+// Add returns the sum of two accuracies, to total them over many runs.
+func (a Accuracy) Add(b Accuracy) Accuracy {
+	return Accuracy{a.Observed + b.Observed, a.Covered + b.Covered, a.Predicted + b.Predicted, a.Matched + b.Matched}
+}
+
+// Score measures how well r predicted the run that produced cs, per class:
+// Write (created, modified and type-changed paths, predicted by writes and
+// creations), Delete and Meta. It matches as Compare does. A change
+// covered only by a prediction of another class (a file deleted where a
+// write was predicted) counts as not covered in its class.
+func Score(r *Report, cs *ChangeSet) map[Access]Accuracy {
+	m := match(r, cs)
+	out := map[Access]Accuracy{Write: {}, Delete: {}, Meta: {}}
+	for ci, c := range m.changes {
+		if m.state[ci] == impliedChange {
+			continue
+		}
+		class := changeClass(c.Kind)
+		a := out[class]
+		a.Observed++
+		for i := range m.uses {
+			if useClass(m.uses[i].use.Access) == class && m.uses[i].covers(c) {
+				a.Covered++
+				break
+			}
+		}
+		out[class] = a
+	}
+	for i, u := range m.uses {
+		if kernelPath(u.use.Path) {
+			continue
+		}
+		class := useClass(u.use.Access)
+		a := out[class]
+		a.Predicted++
+		if m.hit[i] {
+			a.Matched++
+		}
+		out[class] = a
+	}
+	return out
+}
+
+// changeClass is the class of an observed change.
+func changeClass(k Kind) Access {
+	switch k {
+	case Deleted:
+		return Delete
+	case MetaChanged:
+		return Meta
+	}
+	return Write
+}
+
+// useClass is the class of a predicted use.
+func useClass(a Access) Access {
+	if a == Create {
+		return Write
+	}
+	return a
 }
 
 // compiledUse is a path use prepared for matching.

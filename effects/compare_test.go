@@ -231,3 +231,38 @@ func ExampleCompare() {
 	// Output:
 	// not predicted: deleted /src/.cache
 }
+
+func TestScore(t *testing.T) {
+	r, err := Analyze("rm -f a b; touch c; chmod +x d; rm -f never", Dir("/p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &ChangeSet{Changes: []Change{
+		{Path: "/p", Kind: MetaChanged, Before: dir(), After: dir(), Meta: []string{"mtime"}}, // implied
+		{Path: "/p/a", Kind: Deleted, Before: file(1)},
+		{Path: "/p/b", Kind: Deleted, Before: file(1)},
+		{Path: "/p/x", Kind: Deleted, Before: file(1)}, // not predicted
+		{Path: "/p/c", Kind: Created, After: file(0)},
+		{Path: "/p/y", Kind: Modified, Before: file(1), After: file(2)}, // not predicted
+		{Path: "/p/d", Kind: MetaChanged, Before: file(1), After: file(1), Meta: []string{"mode"}},
+	}}
+	got := Score(r, cs)
+	want := map[Access]Accuracy{
+		Delete: {Observed: 3, Covered: 2, Predicted: 3, Matched: 2},
+		Write:  {Observed: 2, Covered: 1, Predicted: 1, Matched: 1},
+		Meta:   {Observed: 1, Covered: 1, Predicted: 1, Matched: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Score mismatch (-want +got):\n%s", diff)
+	}
+	d := got[Delete]
+	if d.Recall() != 2.0/3 || d.Precision() != 2.0/3 {
+		t.Errorf("delete recall %v precision %v, want 2/3 each", d.Recall(), d.Precision())
+	}
+	if (Accuracy{}).Recall() != 1 || (Accuracy{}).Precision() != 1 {
+		t.Errorf("empty accuracy must have recall and precision 1")
+	}
+	if sum := d.Add(got[Write]); sum != (Accuracy{5, 3, 4, 3}) {
+		t.Errorf("Add = %+v", sum)
+	}
+}
