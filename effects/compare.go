@@ -58,9 +58,9 @@ func kernelPath(p string) bool {
 type changeState int
 
 const (
-	unpredicted changeState = iota
-	covered                 // a predicted use covers it
-	impliedChange           // it follows from other changes
+	unpredicted   changeState = iota
+	covered                   // a predicted use covers it
+	impliedChange             // it follows from other changes
 )
 
 // matching is the result of matching a report against a change set.
