@@ -3,19 +3,17 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/fstree"
 )
 
 // TestMain lets the test binary act as the sandbox init (the sandbox
@@ -115,85 +113,18 @@ func (e *env) undo(id string) *Tx {
 	return u
 }
 
-// entry is what a tree snapshot records of one path.
-type entry struct {
-	Type   string
-	Mode   fs.FileMode
-	Hash   string
-	Target string
-	Size   int64
-}
-
-func (x entry) String() string {
-	return fmt.Sprintf("%s %v size=%d hash=%s target=%q", x.Type, x.Mode, x.Size, x.Hash, x.Target)
-}
-
-// snapshot records every path below root: type, mode, content, symlink
-// target. Times are left out: they legitimately differ between runs.
-func snapshot(t *testing.T, root string) map[string]entry {
+// snapshot records the tree below root (see fstree.Snapshot).
+func snapshot(t *testing.T, root string) fstree.Tree {
 	t.Helper()
-	out := map[string]entry{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		x := entry{Mode: fi.Mode(), Size: fi.Size()}
-		switch {
-		case fi.IsDir():
-			x.Type, x.Size = "dir", 0
-		case fi.Mode().IsRegular():
-			x.Type = "file"
-			if fi.Size() <= 64<<20 {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				h := sha256.Sum256(b)
-				x.Hash = hex.EncodeToString(h[:8])
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			x.Type = "symlink"
-			x.Target, _ = os.Readlink(p)
-		default:
-			x.Type = fi.Mode().Type().String()
-		}
-		out[rel] = x
-		return nil
-	})
+	tree, err := fstree.Snapshot(root)
 	if err != nil {
-		t.Fatalf("snapshot %s: %v", root, err)
+		t.Fatal(err)
 	}
-	return out
+	return tree
 }
 
-// diffTrees describes how two snapshots differ, or returns "".
-func diffTrees(want, got map[string]entry) string {
-	var lines []string
-	for p, w := range want {
-		g, ok := got[p]
-		switch {
-		case !ok:
-			lines = append(lines, fmt.Sprintf("missing %q (%v)", p, w))
-		case g != w:
-			lines = append(lines, fmt.Sprintf("differs %q: want %v, got %v", p, w, g))
-		}
-	}
-	for p, g := range got {
-		if _, ok := want[p]; !ok {
-			lines = append(lines, fmt.Sprintf("extra %q (%v)", p, g))
-		}
-	}
-	sort.Strings(lines)
-	if len(lines) > 20 {
-		lines = append(lines[:20], fmt.Sprintf("... and %d more", len(lines)-20))
-	}
-	return strings.Join(lines, "\n")
-}
+// diffTrees is fstree.Diff.
+func diffTrees(want, got fstree.Tree) string { return fstree.Diff(want, got) }
 
 // kinds renders a change set as "path kind" lines relative to base.
 func kinds(p *Pending, base string) []string {

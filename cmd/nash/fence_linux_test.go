@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// runFenced runs script natively, without overlays, for comparison with
+// nash: in its own user, mount, pid and network namespaces where every
+// mount is read-only except dir, /tmp and a private /dev/shm, so a command
+// from a benchmark cannot damage the machine the tests run on.
+func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NASH_TEST_FENCE="+dir, "NASH_TEST_SCRIPT="+script)
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	uid, gid := os.Getuid(), os.Getgid()
+	attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
+	if uid == 0 {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.GidMappingsEnableSetgroups = true
+	} else {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
+	}
+	cmd.SysProcAttr = attr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ee.ExitCode() == 125 && strings.HasPrefix(errb.String(), "fence:") {
+			t.Fatalf("%s", errb.String())
+		}
+		return out.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("fence: %v", err)
+	}
+	return out.String(), 0
+}
+
+// loopbackUp brings up lo, as it is on any machine.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// fenceMain is the fenced process: it seals the mounts, drops its
+// capabilities and becomes bash.
+func fenceMain() int {
+	runtime.LockOSThread()
+	dir := os.Getenv("NASH_TEST_FENCE")
+	fail := func(what string, err error) int {
+		fmt.Fprintf(os.Stderr, "fence: %s: %v\n", what, err)
+		return 125
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fail("private", err)
+	}
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fail("bind", err)
+	}
+	if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fail("read-only", err)
+	}
+	if err := unix.MountSetattr(-1, dir, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fail("writable dir", err)
+	}
+	// Temp dirs stay writable, as natively: /tmp bound onto itself (the
+	// fixture may live below it), /dev/shm a private tmpfs.
+	if err := unix.Mount("/tmp", "/tmp", "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fail("bind /tmp", err)
+	}
+	if err := unix.MountSetattr(-1, "/tmp", unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fail("writable /tmp", err)
+	}
+	if err := unix.Mount("shm", "/dev/shm", "tmpfs", 0, "mode=1777"); err != nil {
+		return fail("tmpfs /dev/shm", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", 0, ""); err != nil {
+		return fail("proc", err)
+	}
+	if err := loopbackUp(); err != nil {
+		return fail("loopback", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fail("ambient", err)
+	}
+	for _, c := range []int{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE} {
+		_ = unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+	}
+	if err := os.Chdir(dir); err != nil {
+		return fail("chdir", err)
+	}
+	env := []string{}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "NASH_TEST_FENCE=") && !strings.HasPrefix(e, "NASH_TEST_SCRIPT=") {
+			env = append(env, e)
+		}
+	}
+	err := syscall.Exec("/bin/bash", []string{"bash", "-c", os.Getenv("NASH_TEST_SCRIPT"), "nash"}, env)
+	return fail("exec", err)
+}
