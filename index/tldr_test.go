@@ -97,7 +97,7 @@ func TestTLDRKnownItem(t *testing.T) {
 	}
 	var r1, r10, mrr float64
 	for _, it := range items {
-		res, err := ix.Search(ctx, PlainQuery(it.query), SearchOptions{Mode: Keyword, N: 10})
+		res, err := ix.Search(ctx, PlainQuery(it.query), SearchOptions{Mode: Keyword, N: 10, NoSnippets: true})
 		if err != nil {
 			t.Fatalf("search %q: %v", it.query, err)
 		}
