@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -215,5 +216,84 @@ func TestVectorStore(t *testing.T) {
 	}
 	if _, err := s.search([]float32{1}, 1); err == nil {
 		t.Error("a query of other dimensions was accepted")
+	}
+}
+
+// TestVectorStoreApprox compares the IVF index with exact search on
+// clustered vectors, through puts, replacements and deletes.
+func TestVectorStoreApprox(t *testing.T) {
+	const n, dims = 6000, 32
+	exact, approx := newVectorStore(), newVectorStore()
+	approx.threshold = 1000
+	vec := func(i int) []float32 {
+		v := make([]float32, dims)
+		// 40 clusters, each a direction plus a little per-vector spread.
+		v[(i%40)%dims] += 4
+		v[(i%40*7+3)%dims] += 2
+		for j := range v {
+			v[j] += float32(((i*31+j*17)%13)-6) / 20
+		}
+		return v
+	}
+	id := func(i int) string { return "chunk#" + strconv.Itoa(i) }
+	for i := range n {
+		for _, s := range []*vectorStore{exact, approx} {
+			if err := s.put(id(i), vec(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	q := vec(12345)
+	if _, err := approx.search(q, 10); err != nil { // builds the index
+		t.Fatal(err)
+	}
+	if approx.ivf == nil {
+		t.Fatal("no IVF index past the threshold")
+	}
+	// Churn after the build: deletes, replacements, new vectors.
+	for i := 0; i < n; i += 7 {
+		exact.del(id(i))
+		approx.del(id(i))
+	}
+	for i := 1; i < n; i += 11 {
+		for _, s := range []*vectorStore{exact, approx} {
+			s.put(id(i), vec(i+3))
+		}
+	}
+	for i := n; i < n+500; i++ {
+		for _, s := range []*vectorStore{exact, approx} {
+			s.put(id(i), vec(i))
+		}
+	}
+	if exact.len() != approx.len() {
+		t.Fatalf("sizes differ: %d, %d", exact.len(), approx.len())
+	}
+	listed := 0
+	for _, l := range approx.ivf.lists {
+		listed += len(l)
+	}
+	if listed != approx.len() || len(approx.ivf.assign) != approx.len() {
+		t.Fatalf("IVF lists %d rows and assigns %d, store has %d", listed, len(approx.ivf.assign), approx.len())
+	}
+	hit, total := 0, 0
+	for qi := range 50 {
+		q := vec(qi * 97)
+		want, _ := exact.search(q, 10)
+		got, _ := approx.search(q, 10)
+		in := map[string]bool{}
+		for _, g := range got {
+			in[g.id] = true
+		}
+		for _, w := range want {
+			total++
+			if in[w.id] {
+				hit++
+			}
+		}
+	}
+	recall := float64(hit) / float64(total)
+	t.Logf("IVF recall@10 against exact search: %.3f", recall)
+	if recall < 0.9 {
+		t.Errorf("IVF recall@10 %.3f, want at least 0.9", recall)
 	}
 }

@@ -4,23 +4,34 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
 // vectorStore holds unit-length chunk vectors in one flat slice and answers
-// nearest-neighbour queries by brute force (cosine similarity as a dot
-// product). Brute force over 100,000 chunks of 768 dimensions is about 77M
-// multiply-adds, tens of milliseconds on one core; past that an approximate
-// index (HNSW) would be needed and is not built yet.
+// nearest-neighbour queries (cosine similarity as a dot product). Up to
+// approxThreshold vectors it scans them all: 100,000 chunks of 768
+// dimensions are about 77M multiply-adds, tens of milliseconds on one core.
+// Past that it builds an inverted-file index (IVF: k-means centroids, each
+// vector listed under its nearest one) and scans only the lists of the
+// centroids nearest the query.
 type vectorStore struct {
 	mu   sync.RWMutex
 	dims int
 	ids  []string
 	pos  map[string]int
 	data []float32 // len(ids)*dims
+
+	threshold int  // approxThreshold, lower in tests
+	ivf       *ivf // nil until the store outgrows threshold
 }
 
-func newVectorStore() *vectorStore { return &vectorStore{pos: map[string]int{}} }
+// approxThreshold is the store size past which searches are approximate.
+const approxThreshold = 100_000
+
+func newVectorStore() *vectorStore {
+	return &vectorStore{pos: map[string]int{}, threshold: approxThreshold}
+}
 
 func (s *vectorStore) len() int {
 	s.mu.RLock()
@@ -44,11 +55,18 @@ func (s *vectorStore) put(id string, v []float32) error {
 	u := normalize(v)
 	if i, ok := s.pos[id]; ok {
 		copy(s.data[i*s.dims:], u)
+		if s.ivf != nil {
+			s.ivf.unlist(i)
+			s.ivf.list(i, u)
+		}
 		return nil
 	}
 	s.pos[id] = len(s.ids)
 	s.ids = append(s.ids, id)
 	s.data = append(s.data, u...)
+	if s.ivf != nil {
+		s.ivf.list(len(s.ids)-1, u)
+	}
 	return nil
 }
 
@@ -61,6 +79,13 @@ func (s *vectorStore) del(id string) {
 		return
 	}
 	last := len(s.ids) - 1
+	if s.ivf != nil {
+		s.ivf.unlist(i)
+		if i != last {
+			s.ivf.move(last, i)
+		}
+		s.ivf.assign = s.ivf.assign[:last]
+	}
 	if i != last {
 		s.ids[i] = s.ids[last]
 		s.pos[s.ids[i]] = i
@@ -71,6 +96,9 @@ func (s *vectorStore) del(id string) {
 	delete(s.pos, id)
 	if len(s.ids) == 0 {
 		s.dims = 0
+	}
+	if len(s.ids) < s.threshold/2 {
+		s.ivf = nil // small again: exact search
 	}
 }
 
@@ -94,9 +122,20 @@ func (h *minHeap) Pop() any {
 	return x
 }
 
-// search returns the k chunks most similar to q, best first.
+// search returns the k chunks most similar to q, best first. Past the
+// threshold the first search (and the first after the store doubled)
+// builds the IVF index, which takes seconds.
 func (s *vectorStore) search(q []float32, k int) ([]scored, error) {
 	s.mu.RLock()
+	if n := len(s.ids); n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt) {
+		s.mu.RUnlock()
+		s.mu.Lock()
+		if n := len(s.ids); n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt) {
+			s.ivf = buildIVF(s.data, s.dims)
+		}
+		s.mu.Unlock()
+		s.mu.RLock()
+	}
 	defer s.mu.RUnlock()
 	if len(s.ids) == 0 || k <= 0 {
 		return nil, nil
@@ -106,7 +145,7 @@ func (s *vectorStore) search(q []float32, k int) ([]scored, error) {
 	}
 	u := normalize(q)
 	h := make(minHeap, 0, k+1)
-	for i := range s.ids {
+	consider := func(i int) {
 		row := s.data[i*s.dims : (i+1)*s.dims]
 		var dot float32
 		for j, x := range row {
@@ -117,6 +156,17 @@ func (s *vectorStore) search(q []float32, k int) ([]scored, error) {
 		} else if float64(dot) > h[0].score {
 			h[0] = scored{s.ids[i], float64(dot)}
 			heap.Fix(&h, 0)
+		}
+	}
+	if s.ivf != nil {
+		for _, l := range s.ivf.probe(u) {
+			for _, i := range s.ivf.lists[l] {
+				consider(int(i))
+			}
+		}
+	} else {
+		for i := range s.ids {
+			consider(i)
 		}
 	}
 	out := make([]scored, len(h))
@@ -140,4 +190,145 @@ func normalize(v []float32) []float32 {
 		u[i] = x * n
 	}
 	return u
+}
+
+// ivf is an inverted-file index over the rows of a vectorStore.
+type ivf struct {
+	dims      int
+	centroids []float32 // nlist*dims, unit length
+	lists     [][]int32 // rows nearest each centroid
+	assign    []int32   // row -> list
+	builtAt   int       // rows when built
+}
+
+// Shape of the IVF index: about sqrt(n) lists, an eighth of them probed,
+// k-means on a sample.
+const (
+	ivfProbeShare = 8
+	ivfSample     = 20000
+	ivfIters      = 6
+)
+
+// buildIVF clusters the rows of data with k-means (on a deterministic
+// sample) and lists every row under its nearest centroid.
+func buildIVF(data []float32, dims int) *ivf {
+	n := len(data) / dims
+	nlist := max(8, int(math.Sqrt(float64(n))))
+	x := &ivf{dims: dims, builtAt: n, centroids: make([]float32, nlist*dims)}
+	// Sample rows at a fixed stride; seed centroids at a second stride.
+	stride := max(1, n/ivfSample)
+	var sample []int
+	for i := 0; i < n; i += stride {
+		sample = append(sample, i)
+	}
+	for c := range nlist {
+		r := sample[c*len(sample)/nlist]
+		copy(x.centroids[c*dims:], data[r*dims:(r+1)*dims])
+	}
+	sums := make([]float64, nlist*dims)
+	counts := make([]int, nlist)
+	for range ivfIters {
+		clear(sums)
+		clear(counts)
+		for _, r := range sample {
+			c := x.nearest(data[r*dims : (r+1)*dims])
+			counts[c]++
+			for j, v := range data[r*dims : (r+1)*dims] {
+				sums[c*dims+j] += float64(v)
+			}
+		}
+		for c := range nlist {
+			if counts[c] == 0 {
+				continue // keep the old centroid
+			}
+			cen := make([]float32, dims)
+			for j := range cen {
+				cen[j] = float32(sums[c*dims+j])
+			}
+			copy(x.centroids[c*dims:], normalize(cen))
+		}
+	}
+	x.lists = make([][]int32, nlist)
+	x.assign = make([]int32, 0, n)
+	for r := range n {
+		x.list(r, data[r*dims:(r+1)*dims])
+	}
+	return x
+}
+
+// nearest returns the centroid most similar to v.
+func (x *ivf) nearest(v []float32) int {
+	best, bestDot := 0, float32(math.Inf(-1))
+	for c := range len(x.centroids) / x.dims {
+		var dot float32
+		for j, w := range x.centroids[c*x.dims : (c+1)*x.dims] {
+			dot += w * v[j]
+		}
+		if dot > bestDot {
+			best, bestDot = c, dot
+		}
+	}
+	return best
+}
+
+// probe returns the lists to scan for the unit query u.
+func (x *ivf) probe(u []float32) []int {
+	nlist := len(x.lists)
+	type cd struct {
+		c   int
+		dot float32
+	}
+	all := make([]cd, nlist)
+	for c := range nlist {
+		var dot float32
+		for j, w := range x.centroids[c*x.dims : (c+1)*x.dims] {
+			dot += w * u[j]
+		}
+		all[c] = cd{c, dot}
+	}
+	slices.SortFunc(all, func(a, b cd) int {
+		switch {
+		case a.dot > b.dot:
+			return -1
+		case a.dot < b.dot:
+			return 1
+		}
+		return 0
+	})
+	nprobe := max(1, nlist/ivfProbeShare)
+	out := make([]int, nprobe)
+	for i := range out {
+		out[i] = all[i].c
+	}
+	return out
+}
+
+// list files row r (vector v) under its nearest centroid; r is either a
+// new last row or a row just unlisted.
+func (x *ivf) list(r int, v []float32) {
+	c := x.nearest(v)
+	x.lists[c] = append(x.lists[c], int32(r))
+	if r == len(x.assign) {
+		x.assign = append(x.assign, int32(c))
+	} else {
+		x.assign[r] = int32(c)
+	}
+}
+
+// unlist removes row r from its list.
+func (x *ivf) unlist(r int) {
+	l := x.lists[x.assign[r]]
+	if i := slices.Index(l, int32(r)); i >= 0 {
+		l[i] = l[len(l)-1]
+		x.lists[x.assign[r]] = l[:len(l)-1]
+	}
+}
+
+// move renames row from to row to (the store moved its last row).
+func (x *ivf) move(from, to int) {
+	c := x.assign[from]
+	if i := slices.Index(x.lists[c], int32(from)); i >= 0 {
+		x.lists[c][i] = int32(to)
+	}
+	x.assign[to] = c
 }
