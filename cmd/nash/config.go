@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/shell"
+)
+
+// config is nash's configuration: defaults < $XDG_CONFIG_HOME/nash/config.yaml
+// < NASH_* environment < flags. Secrets never live here: provider keys come
+// from the environment only.
+type config struct {
+	Model      string   `yaml:"model"`  // provider:model, see planner.ParseSpec
+	Editor     string   `yaml:"editor"` // the review's editor; default $VISUAL, $EDITOR, vi
+	IndexRoots []string `yaml:"-"`
+	Index      struct {
+		Roots []string `yaml:"roots"` // what nash index add indexes when given no path
+	} `yaml:"index"`
+	Keys map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
+}
+
+// keyList reads a key binding written as one key or a list of keys.
+type keyList []string
+
+// UnmarshalYAML accepts "e" and ["e", "ctrl+e"].
+func (k *keyList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*k = keyList{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var l []string
+		if err := n.Decode(&l); err != nil {
+			return err
+		}
+		*k = l
+		return nil
+	}
+	return fmt.Errorf("line %d: a key binding is a key or a list of keys", n.Line)
+}
+
+// configPath is $NASH_CONFIG, or $XDG_CONFIG_HOME/nash/config.yaml, or
+// ~/.config/nash/config.yaml.
+func configPath(getenv func(string) string) string {
+	if p := getenv("NASH_CONFIG"); p != "" {
+		return p
+	}
+	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "nash", "config.yaml")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "nash", "config.yaml")
+}
+
+// loadConfig reads the config file, then the NASH_* variables over it:
+// NASH_MODEL, NASH_EDITOR and NASH_INDEX_ROOTS (a list like PATH). A
+// missing file is no error; a malformed one is.
+func loadConfig(getenv func(string) string) (config, error) {
+	var c config
+	if p := configPath(getenv); p != "" {
+		b, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return c, fmt.Errorf("read config: %w", err)
+		default:
+			if err := yaml.Unmarshal(b, &c); err != nil {
+				return c, fmt.Errorf("config %s: %w", effects.Quote(p), err)
+			}
+		}
+	}
+	c.IndexRoots = c.Index.Roots
+	if v := getenv("NASH_MODEL"); v != "" {
+		c.Model = v
+	}
+	if v := getenv("NASH_EDITOR"); v != "" {
+		c.Editor = v
+	}
+	if v := getenv("NASH_INDEX_ROOTS"); v != "" {
+		c.IndexRoots = filepath.SplitList(v)
+	}
+	if c.Editor == "" {
+		c.Editor = getenv("VISUAL")
+	}
+	if c.Editor == "" {
+		c.Editor = getenv("EDITOR")
+	}
+	home := getenv("HOME")
+	for i, r := range c.IndexRoots {
+		if rest, ok := strings.CutPrefix(r, "~/"); ok && home != "" {
+			c.IndexRoots[i] = filepath.Join(home, rest)
+		}
+	}
+	if _, err := c.keyMap(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// keyMap is the key bindings: the defaults with the config's over them.
+func (c config) keyMap() (shell.KeyMap, error) {
+	var k shell.KeyMap
+	for name, keys := range c.Keys {
+		dst := map[string]*[]string{
+			"run": &k.Run, "edit": &k.Edit, "revise": &k.Revise, "explain": &k.Explain,
+			"abort": &k.Abort, "commit": &k.Commit, "diff": &k.Diff, "pick": &k.Pick,
+		}[name]
+		if dst == nil {
+			return k, fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, commit, diff or pick)", effects.Quote(name))
+		}
+		*dst = keys
+	}
+	return shell.DefaultKeys().Merge(k), nil
+}

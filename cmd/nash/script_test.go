@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestScripts runs the sessions in testdata/script: nash -c and the line
+// mode end to end, with the sandbox for real and a model that answers
+// from the script's "answers" file (see fakeModel).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup:               setupNashEnv,
+	})
+}
+
+// setupNashEnv puts a nash command on PATH (this test binary acting as
+// nash), points HOME and XDG_* into the work dir and starts the fake model.
+func setupNashEnv(e *testscript.Env) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(e.WorkDir, ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	wrapper := fmt.Sprintf("#!/bin/sh\nNASH_TEST_MAIN=1 exec '%s' \"$@\"\n", self)
+	if err := os.WriteFile(filepath.Join(bin, "nash"), []byte(wrapper), 0o755); err != nil {
+		return err
+	}
+	home := filepath.Join(e.WorkDir, "home")
+	for _, d := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".local", "state")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	e.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	e.Setenv("HOME", home)
+	e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	e.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	e.Setenv("NO_COLOR", "1")
+	m := newFakeModel(e.WorkDir)
+	e.Defer(m.srv.Close)
+	e.Setenv("OPENAI_BASE_URL", m.srv.URL+"/v1")
+	e.Setenv("OPENAI_API_KEY", "sk-test")
+	e.Setenv("NASH_MODEL", "openai:test-model")
+	return nil
+}
+
+// fakeModel is an OpenAI-compatible server. Each chat completion takes
+// the next answer from the file "answers" in the work dir, where answers
+// are separated by lines "---", and appends the request's messages to
+// "requests.log". When the answers run out it answers 400 (not retried).
+type fakeModel struct {
+	dir string
+	srv *httptest.Server
+
+	mu   sync.Mutex
+	next int
+}
+
+func newFakeModel(dir string) *fakeModel {
+	m := &fakeModel{dir: dir}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	return m
+}
+
+func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &req)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f, err := os.OpenFile(filepath.Join(m.dir, "requests.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+		fmt.Fprintf(f, "=== request %d\n", m.next+1)
+		for _, msg := range req.Messages {
+			fmt.Fprintf(f, "--- %s\n%v\n", msg.Role, msg.Content)
+		}
+		f.Close()
+	}
+	b, err := os.ReadFile(filepath.Join(m.dir, "answers"))
+	var answers []string
+	if err == nil {
+		answers = splitAnswers(string(b))
+	}
+	if m.next >= len(answers) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"message":"the fake model has no more answers","type":"invalid_request_error"}}`)
+		return
+	}
+	content := answers[m.next]
+	m.next++
+	resp := map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 1763633551, "model": "test-model",
+		"choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content},
+		}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func splitAnswers(s string) []string {
+	var out []string
+	var cur []string
+	for _, l := range strings.Split(s, "\n") {
+		if l == "---" {
+			out = append(out, strings.Join(cur, "\n"))
+			cur = nil
+			continue
+		}
+		cur = append(cur, l)
+	}
+	if t := strings.TrimSpace(strings.Join(cur, "\n")); t != "" {
+		out = append(out, strings.Join(cur, "\n"))
+	}
+	return out
+}

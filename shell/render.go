@@ -1,0 +1,293 @@
+package shell
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/planner"
+)
+
+// styles holds every style the shell draws with. Without colour every
+// style renders its text unchanged, so line mode and NO_COLOR write no
+// escape codes at all.
+type styles struct {
+	color                                    bool
+	dim, bold, keyword, str, variable, cmd   lipgloss.Style
+	err, ok, warn, title, add, del, hunk     lipgloss.Style
+	routeCmd, routeEng, routeBuiltin, prompt lipgloss.Style
+	risk                                     [5]lipgloss.Style
+}
+
+func newStyles(w io.Writer, color bool) *styles {
+	r := lipgloss.NewRenderer(w)
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
+	st := &styles{
+		color:        color,
+		dim:          r.NewStyle().Foreground(c("245")),
+		bold:         r.NewStyle().Bold(true),
+		keyword:      r.NewStyle().Foreground(c("170")).Bold(true),
+		str:          r.NewStyle().Foreground(c("114")),
+		variable:     r.NewStyle().Foreground(c("80")),
+		cmd:          r.NewStyle().Foreground(c("75")).Bold(true),
+		err:          r.NewStyle().Foreground(c("203")).Bold(true),
+		ok:           r.NewStyle().Foreground(c("114")),
+		warn:         r.NewStyle().Foreground(c("214")).Bold(true),
+		title:        r.NewStyle().Bold(true).Underline(true),
+		add:          r.NewStyle().Foreground(c("114")),
+		del:          r.NewStyle().Foreground(c("203")),
+		hunk:         r.NewStyle().Foreground(c("80")),
+		routeCmd:     r.NewStyle().Foreground(c("75")).Bold(true),
+		routeEng:     r.NewStyle().Foreground(c("170")).Bold(true),
+		routeBuiltin: r.NewStyle().Foreground(c("214")).Bold(true),
+		prompt:       r.NewStyle().Foreground(c("245")),
+	}
+	badge := func(bg string) lipgloss.Style {
+		return r.NewStyle().Background(c(bg)).Foreground(c("16")).Bold(true)
+	}
+	st.risk = [5]lipgloss.Style{badge("114"), badge("75"), badge("214"), badge("203"), badge("196")}
+	return st
+}
+
+// badge is the risk as a label: [DELETES] and so on.
+func (st *styles) badge(r effects.Risk) string {
+	label := " " + strings.ToUpper(r.String()) + " "
+	if !st.color {
+		label = "[" + strings.ToUpper(r.String()) + "]"
+	}
+	if r < 0 || int(r) >= len(st.risk) {
+		return label
+	}
+	return st.risk[r].Render(label)
+}
+
+var shellKeywords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "in": true,
+	"do": true, "done": true, "while": true, "until": true, "case": true, "esac": true,
+	"function": true, "select": true, "time": true, "!": true, "{": true, "}": true,
+}
+
+// highlight colours an escaped script: comments, strings, variables,
+// keywords and the word in command position. The text must already be
+// escaped (effects.EscapeText); highlight only adds styling.
+func (st *styles) highlight(script string) string {
+	if !st.color {
+		return script
+	}
+	var out strings.Builder
+	for i, line := range strings.Split(script, "\n") {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString(st.highlightLine(line))
+	}
+	return out.String()
+}
+
+func (st *styles) highlightLine(line string) string {
+	var out strings.Builder
+	cmdPos := true
+	i := 0
+	for i < len(line) {
+		c := line[i]
+		switch {
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			out.WriteString(st.dim.Render(line[i:]))
+			return out.String()
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(line) && line[j] != c {
+				if c == '"' && line[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(line))
+			out.WriteString(st.str.Render(line[i:j]))
+			i, cmdPos = j, false
+		case c == '$':
+			j := i + 1
+			if j < len(line) && (line[j] == '{' || line[j] == '(') {
+				closer := byte('}')
+				if line[j] == '(' {
+					closer = ')'
+				}
+				for j < len(line) && line[j] != closer {
+					j++
+				}
+				j = min(j+1, len(line))
+			} else {
+				for j < len(line) && (isLetter(line[j]) || line[j] == '_' || line[j] >= '0' && line[j] <= '9' || j == i+1 && strings.IndexByte("?@*#!$-", line[j]) >= 0) {
+					j++
+				}
+			}
+			out.WriteString(st.variable.Render(line[i:j]))
+			i, cmdPos = j, false
+		case c == ' ' || c == '\t':
+			out.WriteByte(c)
+			i++
+		case strings.IndexByte(";|&()", c) >= 0:
+			out.WriteByte(c)
+			i++
+			cmdPos = true
+		default:
+			j := i
+			for j < len(line) && strings.IndexByte(" \t;|&()'\"$", line[j]) < 0 {
+				j++
+			}
+			w := line[i:j]
+			switch {
+			case shellKeywords[w]:
+				out.WriteString(st.keyword.Render(w))
+				cmdPos = true
+			case cmdPos && !strings.Contains(w, "="):
+				out.WriteString(st.cmd.Render(w))
+				cmdPos = false
+			default:
+				out.WriteString(w)
+			}
+			i = j
+		}
+	}
+	return out.String()
+}
+
+// confirmReason says why a report needs a second confirmation, or "".
+func confirmReason(rep *effects.Report, dir string) string {
+	if rep == nil {
+		return ""
+	}
+	var outside []string
+	for _, p := range rep.Paths {
+		if p.Access == effects.Delete && !under(p.Path, dir) {
+			outside = append(outside, effects.Quote(p.Path))
+		}
+	}
+	switch {
+	case len(outside) > 0 && rep.Irreversible:
+		return "it deletes outside " + effects.Quote(dir) + " (" + strings.Join(outside, ", ") + ") and does things the sandbox cannot undo"
+	case len(outside) > 0:
+		return "it deletes outside " + effects.Quote(dir) + ": " + strings.Join(outside, ", ")
+	case rep.Irreversible || rep.Risk >= effects.CannotUndo:
+		return "it does things the sandbox cannot undo"
+	}
+	return ""
+}
+
+// under reports whether p is dir or below it. A relative or dynamic path
+// ("$X/y") counts as outside: where it lands is not known.
+func under(p, dir string) bool {
+	if !filepath.IsAbs(p) || strings.ContainsAny(p, "$`") {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && rel != "."
+}
+
+// writeReview writes the script, its explanation, the static report and
+// the revise diff, for review.
+func writeReview(w io.Writer, st *styles, a *planner.Artifact, width int) {
+	fmt.Fprintln(w, st.title.Render("script"))
+	lines := strings.Split(strings.TrimRight(effects.EscapeText(a.Script), "\n"), "\n")
+	for i, l := range lines {
+		fmt.Fprintf(w, "%s  %s\n", st.dim.Render(fmt.Sprintf("%3d", i+1)), st.highlightLine(l))
+	}
+	if strings.TrimSpace(a.Explanation) != "" {
+		fmt.Fprintln(w, st.title.Render("explanation"))
+		fmt.Fprintln(w, indentText(effects.EscapeText(strings.TrimSpace(a.Explanation))))
+	}
+	if a.Diff != "" {
+		fmt.Fprintln(w, st.title.Render("changes from the previous script"))
+		for _, l := range strings.Split(strings.TrimRight(effects.EscapeText(a.Diff), "\n"), "\n") {
+			fmt.Fprintln(w, "  "+st.diffLine(l))
+		}
+	}
+	if a.Report != nil {
+		fmt.Fprintln(w, st.title.Render("what it will do")+"  "+st.badge(a.Report.Risk))
+		var b bytes.Buffer
+		_ = effects.WriteReport(&b, a.Report, effects.SummaryOptions{Width: width - 2})
+		fmt.Fprint(w, indentText(strings.TrimRight(b.String(), "\n"))+"\n")
+	}
+	if a.NeedsNetwork {
+		fmt.Fprintln(w, st.warn.Render("the planner says this script needs the network; it gets it"))
+	}
+}
+
+func (st *styles) diffLine(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+		return st.bold.Render(l)
+	case strings.HasPrefix(l, "+"):
+		return st.add.Render(l)
+	case strings.HasPrefix(l, "-"):
+		return st.del.Render(l)
+	case strings.HasPrefix(l, "@@"):
+		return st.hunk.Render(l)
+	}
+	return l
+}
+
+// writeExplanation writes a step-by-step explanation.
+func writeExplanation(w io.Writer, st *styles, e *planner.Explanation) {
+	fmt.Fprintln(w, st.title.Render("explanation"))
+	if e.Summary != "" {
+		fmt.Fprintln(w, indentText(effects.EscapeText(strings.TrimSpace(e.Summary))))
+	}
+	for _, s := range e.Steps {
+		fmt.Fprintf(w, "  %s\n", st.cmd.Render(effects.EscapeLine(strings.TrimSpace(s.Code))))
+		fmt.Fprintf(w, "      %s\n", effects.EscapeLine(strings.TrimSpace(s.Explanation)))
+	}
+	for _, warn := range e.Warnings {
+		fmt.Fprintf(w, "  %s %s\n", st.warn.Render("warning:"), effects.EscapeLine(warn))
+	}
+}
+
+// writeOutcome writes the effect summary of a run and its surprises.
+func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
+	p := o.pending
+	if len(p.Unprotected) > 0 {
+		fmt.Fprintln(w, st.err.Render("these paths were NOT protected and were changed live: ")+quoteAll(p.Unprotected))
+	}
+	if p.Changes == nil || p.Changes.Len() == 0 {
+		return
+	}
+	var b bytes.Buffer
+	_ = effects.WriteSummary(&b, p.Changes, effects.SummaryOptions{Width: width, Home: home})
+	fmt.Fprint(w, b.String())
+	if o.report != nil {
+		s := effects.Compare(o.report, p.Changes)
+		if len(s.Unpredicted) > 0 {
+			b.Reset()
+			_ = effects.WriteSurprises(&b, effects.Surprises{Unpredicted: s.Unpredicted}, effects.SummaryOptions{Width: width, Home: home})
+			fmt.Fprint(w, st.warn.Render(strings.TrimRight(b.String(), "\n"))+"\n")
+		}
+		if len(s.Missed) > 0 {
+			b.Reset()
+			_ = effects.WriteSurprises(&b, effects.Surprises{Missed: s.Missed}, effects.SummaryOptions{Width: width, Home: home})
+			fmt.Fprint(w, st.dim.Render(strings.TrimRight(b.String(), "\n"))+"\n")
+		}
+	}
+}
+
+func quoteAll(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = effects.Quote(p)
+	}
+	return strings.Join(q, ", ")
+}
+
+func indentText(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

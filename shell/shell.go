@@ -1,0 +1,98 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
+)
+
+// Planner is what the shell needs of *planner.Planner.
+type Planner interface {
+	Plan(ctx context.Context, req planner.Request) (*planner.Artifact, error)
+	Revise(ctx context.Context, req planner.Request, previous, feedback string) (*planner.Artifact, error)
+	Explain(ctx context.Context, req planner.Request, script string) (*planner.Explanation, error)
+	Remember(r planner.Record) error
+}
+
+// Sandbox is what the shell needs of *sandbox.Sandbox.
+type Sandbox interface {
+	Run(ctx context.Context, script string) (*sandbox.Pending, error)
+	Commit(ctx context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error)
+	Abort(id string) error
+	Undo(ctx context.Context, id string, opt sandbox.UndoOptions) (*sandbox.Tx, error)
+	Log() ([]*sandbox.Tx, error)
+	Show(id string) (*sandbox.Tx, *effects.ChangeSet, error)
+	NewVersion(id, path string) (string, bool)
+	OldVersion(id, path string) (string, bool)
+}
+
+// OpenSpec is what a sandbox is opened with: the session's directory and
+// environment, and the streams the script gets.
+type OpenSpec struct {
+	Dir            string
+	Env            []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Network        bool
+}
+
+// OpenFunc opens a sandbox. The shell opens one per run (the directory and
+// environment change between runs) and one per built-in that needs it.
+type OpenFunc func(ctx context.Context, spec OpenSpec) (Sandbox, error)
+
+// FindFunc searches the file index for query and writes the hits to w. It
+// returns ErrNoIndex when no index is set up.
+type FindFunc func(ctx context.Context, query string, w io.Writer) error
+
+// ErrNoIndex is returned by a FindFunc when there is no index to search.
+var ErrNoIndex = errors.New("the index is not set up: add files with nash index add PATH")
+
+// Config is everything the shell is started with. Planner is called at
+// most once, on the first request in English, so starting the shell
+// contacts no model.
+type Config struct {
+	Planner  func() (Planner, error)
+	Open     OpenFunc
+	Find     FindFunc // nil: :find says the index is not set up
+	Model    string   // shown in the prompt and by :model
+	StateDir string   // where the history file lives; "" keeps no history
+	Dir      string   // the starting directory
+	Env      []string // the starting environment, as os.Environ
+	Home     string
+	Editor   string // $VISUAL or $EDITOR; "" means vi
+	Color    bool   // false: no colour or styling escape codes (NO_COLOR)
+	Keys     KeyMap
+}
+
+// HistoryFile is the name of the history file in the state directory.
+const HistoryFile = "history"
+
+// ErrAborted is returned when the person aborts at review or at the commit
+// prompt: nothing was changed.
+var ErrAborted = errors.New("aborted; nothing was changed")
+
+// ExitStatus is a script's own non-zero exit code, passed on as nash's.
+type ExitStatus int
+
+func (e ExitStatus) Error() string { return fmt.Sprintf("the script exited with status %d", int(e)) }
+
+// PlanError says the planner could not produce a script.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the planner's error.
+func (e *PlanError) Unwrap() error { return e.Err }
+
+// ConfirmError says a script needs a second confirmation that --yes does
+// not give (it deletes outside the directory or cannot be undone).
+type ConfirmError struct{ Reason string }
+
+func (e *ConfirmError) Error() string {
+	return "not run: " + e.Reason + "; --yes does not cover this, run without it to confirm"
+}
