@@ -100,12 +100,19 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func newRootCmd(io stdio) *cobra.Command {
+	var so shellOptions
 	root := &cobra.Command{
-		Use:           "nash",
+		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
+		Long:          shellLong,
+		Args:          shellArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runShell(cmd.Context(), cmd, so, args, io)
+		},
 	}
+	addShellFlags(root, &so)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.PersistentFlags().String("state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
 	// One line per subcommand; each lives in its own file.
@@ -120,6 +127,7 @@ func newRootCmd(io stdio) *cobra.Command {
 		newExplainCmd(io),
 		newIndexCmd(io),
 		newFindCmd(io),
+		newInitCmd(io),
 	)
 	return root
 }
