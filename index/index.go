@@ -62,7 +62,14 @@ type Index struct {
 	analyzer analysis.Analyzer
 
 	mu sync.Mutex // serialises writers
+
+	// textMu guards the text and vec fields, which Rebuild and Close
+	// replace: searches hold it for reading, Rebuild and Close for writing.
+	textMu sync.RWMutex
 }
+
+// ErrClosed is returned by calls on a closed index.
+var ErrClosed = errors.New("index is closed")
 
 // fileEntry is what the catalog knows of one file.
 type fileEntry struct {
@@ -269,6 +276,8 @@ func (ix *Index) initCatalog(ctx context.Context) error {
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.textMu.Lock()
+	defer ix.textMu.Unlock()
 	var errs []error
 	if ix.text != nil {
 		errs = append(errs, ix.text.Close())
@@ -289,6 +298,9 @@ func (ix *Index) Dir() string { return ix.dir }
 
 // Roots returns the indexed roots, sorted.
 func (ix *Index) Roots() ([]string, error) {
+	if ix.db == nil {
+		return nil, ErrClosed
+	}
 	var roots []string
 	err := ix.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -341,7 +353,12 @@ type Skipped struct {
 
 // Status reports what the index holds.
 func (ix *Index) Status() (Status, error) {
+	ix.textMu.RLock()
+	defer ix.textMu.RUnlock()
 	st := Status{Dir: ix.dir, Model: ix.cfg.model}
+	if ix.db == nil {
+		return st, ErrClosed
+	}
 	err := ix.db.View(func(tx *bolt.Tx) error {
 		var err error
 		if st.Roots, err = readRoots(tx); err != nil {

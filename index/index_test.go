@@ -363,3 +363,55 @@ func TestPlainQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentSearchAndRebuild searches while the index is rebuilt and
+// refreshed: run with -race.
+func TestConcurrentSearchAndRebuild(t *testing.T) {
+	ctx := context.Background()
+	dir := corpus(t)
+	ix := openTest(t)
+	if _, err := ix.Add(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := ix.Search(ctx, "sourdough OR invoice", SearchOptions{}); err != nil {
+				errs <- err
+				return
+			}
+			if _, err := ix.Status(); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for range 3 {
+		if _, err := ix.Rebuild(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Refresh(ctx, filepath.Join(dir, "notes")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Search(ctx, "x", SearchOptions{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Search after Close: %v, want ErrClosed", err)
+	}
+	if _, err := ix.Add(ctx, dir); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close: %v, want ErrClosed", err)
+	}
+}

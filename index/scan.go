@@ -48,6 +48,9 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.db == nil {
+		return Stats{}, ErrClosed
+	}
 	err := ix.db.Update(func(tx *bolt.Tx) error {
 		old, err := readRoots(tx)
 		if err != nil {
@@ -169,17 +172,29 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("clear catalog: %w", err)
 	}
-	if err := ix.text.Close(); err != nil {
-		return Stats{}, fmt.Errorf("close keyword index: %w", err)
-	}
-	if err := os.RemoveAll(filepath.Join(ix.dir, bleveDir)); err != nil {
-		return Stats{}, fmt.Errorf("remove keyword index: %w", err)
-	}
-	if err := ix.openText(); err != nil {
+	err = func() error {
+		ix.textMu.Lock()
+		defer ix.textMu.Unlock()
+		if ix.text == nil {
+			return ErrClosed
+		}
+		if err := ix.text.Close(); err != nil {
+			return fmt.Errorf("close keyword index: %w", err)
+		}
+		ix.text = nil
+		if err := os.RemoveAll(filepath.Join(ix.dir, bleveDir)); err != nil {
+			return fmt.Errorf("remove keyword index: %w", err)
+		}
+		if err := ix.openText(); err != nil {
+			return err
+		}
+		if ix.vec != nil {
+			ix.vec = newVectorStore()
+		}
+		return nil
+	}()
+	if err != nil {
 		return Stats{}, err
-	}
-	if ix.vec != nil {
-		ix.vec = newVectorStore()
 	}
 	return ix.sync(ctx, roots)
 }
@@ -200,10 +215,14 @@ type result struct {
 	vanished bool
 }
 
-// sync brings the files under roots in step with the disk. ix.mu is held.
+// sync brings the files under roots in step with the disk. ix.mu is held,
+// which keeps Rebuild and Close from replacing ix.text meanwhile.
 func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
 	start := time.Now()
 	var stats Stats
+	if ix.text == nil {
+		return stats, ErrClosed
+	}
 	known := map[string]fileEntry{}
 	err := ix.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketFiles)

@@ -78,6 +78,11 @@ type Result struct {
 
 // Search ranks files for q in the query language of ParseQuery.
 func (ix *Index) Search(ctx context.Context, q string, opt SearchOptions) (*Result, error) {
+	ix.textMu.RLock()
+	defer ix.textMu.RUnlock()
+	if ix.text == nil {
+		return nil, ErrClosed
+	}
 	if opt.N <= 0 {
 		opt.N = 10
 	}
