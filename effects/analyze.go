@@ -105,6 +105,14 @@ type analyzer struct {
 	col      int      // and its column
 	via      []string // wrappers around the commands being walked
 	network  int      // network findings so far, to spot curl | sh
+
+	// cur is the simple command being analysed, pipeCall the pipeline
+	// member being walked. pipeIn holds the paths the member reads as
+	// lines on its input (what find printed before it), nil when
+	// unknown; the member's command sets pipeOut to the paths it prints.
+	cur, pipeCall *syntax.CallExpr
+	pipeIn        []wordVal
+	pipeOut       []wordVal
 }
 
 // wordVal is one value a word may take.
@@ -231,7 +239,9 @@ func (a *analyzer) command(cmd syntax.Command) {
 			for _, w := range wi.Items {
 				vals = append(vals, a.wordVals(w)...)
 			}
-			if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives || anyDynamic(vals) {
+			if params, ok := a.vars["@"]; ok && !wi.InPos.IsValid() {
+				a.vars[wi.Name.Value] = params // for f; do: the positional parameters
+			} else if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives || anyDynamic(vals) {
 				delete(a.vars, wi.Name.Value)
 			} else {
 				a.vars[wi.Name.Value] = vals
@@ -303,13 +313,84 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 	flatten(c.X)
 	flatten(c.Y)
 	before := a.network
+	oldCall, oldIn, oldOut := a.pipeCall, a.pipeIn, a.pipeOut
+	var in []wordVal
 	for i, s := range parts {
+		call, _ := s.Cmd.(*syntax.CallExpr)
+		for _, r := range s.Redirs {
+			if r.Op == syntax.RdrIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+				in = nil // reads something else than the pipe
+			}
+		}
+		a.pipeCall, a.pipeIn, a.pipeOut = call, in, nil
 		a.withVia("|", func() { a.subshell(func() { a.stmt(s) }) })
+		switch {
+		case a.pipeOut != nil:
+			in = a.pipeOut
+		case !passesLines(call):
+			in = nil
+		}
 		if i > 0 && a.network > before && readsScriptFromStdin(s) {
 			line, _ := a.pos(s)
 			a.finding(CannotUndo, "irreversible", "runs code downloaded from the network in a shell", line)
 		}
 	}
+	a.pipeCall, a.pipeIn, a.pipeOut = oldCall, oldIn, oldOut
+}
+
+// lineFilters print some of their input lines, unchanged; the value
+// lists the short options that take an argument.
+var lineFilters = map[string]string{
+	"sort": "kotST", "uniq": "fsw", "head": "nc", "tail": "nc", "tac": "s", "shuf": "noi",
+	"grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",
+}
+
+// passesLines reports whether a pipeline member prints only lines of its
+// input, so the paths it reads are the paths it prints: sort, head,
+// grep without -c or -o, and the like, reading their input.
+func passesLines(c *syntax.CallExpr) bool {
+	if c == nil || len(c.Args) == 0 {
+		return false
+	}
+	name := path.Base(c.Args[0].Lit())
+	withArg, ok := lineFilters[name]
+	if !ok {
+		return false
+	}
+	grep := strings.HasSuffix(name, "grep")
+	operands := 0
+	for i := 1; i < len(c.Args); i++ {
+		lit := c.Args[i].Lit()
+		switch {
+		case lit == "--":
+		case strings.HasPrefix(lit, "--"):
+			if lit == "--count" || strings.HasPrefix(lit, "--only") || strings.HasPrefix(lit, "--files") ||
+				strings.HasPrefix(lit, "--output") || lit == "--line-number" || lit == "--with-filename" {
+				return false
+			}
+			if grep && (lit == "--regexp" || lit == "--file") {
+				operands++ // the pattern is given
+			}
+		case strings.HasPrefix(lit, "-") && len(lit) > 1:
+			flags := lit[1:]
+			if grep && strings.ContainsAny(flags, "coLlnbHrR") || name == "uniq" && strings.Contains(flags, "c") ||
+				(name == "sort" || name == "shuf") && strings.Contains(flags, "o") {
+				return false // prints other things than its input lines
+			}
+			if grep && strings.ContainsAny(flags, "ef") {
+				operands++
+			}
+			if strings.ContainsAny(flags[len(flags)-1:], withArg) {
+				i++ // its argument follows
+			}
+		default:
+			operands++
+		}
+	}
+	if grep {
+		return operands <= 1 // only the pattern: grep reads its input
+	}
+	return operands == 0
 }
 
 // readsScriptFromStdin reports whether s runs a shell or interpreter that
@@ -408,8 +489,16 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		return
 	}
 	line, col := a.pos(c.Args[0])
+	old := a.cur
+	a.cur = c
 	a.exec(args, line, col)
+	a.cur = old
 }
+
+// piped reports whether the command being analysed is a pipeline member
+// itself, not one nested in it, so the pipeline's input and output are
+// its own.
+func (a *analyzer) piped() bool { return a.cur != nil && a.cur == a.pipeCall }
 
 // redirects records the paths a statement's redirections touch.
 func (a *analyzer) redirects(s *syntax.Stmt, label string) {

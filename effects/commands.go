@@ -127,6 +127,9 @@ type optSpec struct {
 	arg  string   // short options that take an argument
 	long []string // long options that take an argument when written without =
 	stop bool     // options end at the first operand, as for wrappers
+	// optional are short options whose argument is optional and only
+	// ever attached (xargs -i, -i{}, -l, -l5).
+	optional string
 }
 
 // parsed is a command line split into options and operands.
@@ -208,8 +211,18 @@ func parseOpts(args []wordVal, spec optSpec) parsed {
 			}
 			p.flags[name] = val
 		case strings.HasPrefix(t, "-") && len(t) > 1:
+		letters:
 			for j := 1; j < len(t); j++ {
 				f := t[j : j+1]
+				if strings.Contains(spec.optional, f) {
+					if val := t[j+1:]; val != "" {
+						p.vals[f] = tail(args[i], j+1)
+						p.flags[f] = val
+					} else {
+						p.flags[f] = ""
+					}
+					break letters
+				}
 				if strings.Contains(spec.arg, f) {
 					val := t[j+1:]
 					switch {
@@ -221,7 +234,7 @@ func parseOpts(args []wordVal, spec optSpec) parsed {
 						p.vals[f] = args[i]
 					}
 					p.flags[f] = val
-					break
+					break letters
 				}
 				p.flags[f] = ""
 			}
@@ -521,7 +534,7 @@ func wrapper(c *invocation) {
 
 // xargs runs a command with arguments read from its input.
 func xargs(c *invocation) {
-	spec := optSpec{arg: "adEIiLlnPs", long: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true}
+	spec := optSpec{arg: "adEILnPs", optional: "eil", long: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true}
 	if c.name == "parallel" {
 		spec = optSpec{arg: "ajJSn", long: []string{"jobs", "arg-file", "sshlogin", "joblog", "results", "delay"}, stop: true}
 	}
@@ -529,7 +542,11 @@ func xargs(c *invocation) {
 	if f, ok := p.val("a", "arg-file"); ok {
 		c.path(f, Read, false)
 	}
-	input := wordVal{text: inputText, pattern: string(anyMark), dynamic: true}
+	inputs := []wordVal{{text: inputText, pattern: string(anyMark), dynamic: true}}
+	if c.a.piped() && len(c.a.pipeIn) > 0 {
+		// What find printed before it in the pipeline.
+		inputs = c.a.pipeIn
+	}
 	cmd := p.ops
 	if c.name == "parallel" {
 		for i, o := range cmd {
@@ -549,17 +566,25 @@ func xargs(c *invocation) {
 	if c.name == "parallel" {
 		repl, hasRepl = "{}", true
 	}
-	out := make([]wordVal, 0, len(cmd)+1)
+	out := make([]wordVal, 0, len(cmd)+len(inputs))
 	replaced := false
 	for _, w := range cmd {
-		if hasRepl && strings.Contains(w.text, repl) {
-			w = substitute(w, repl, input)
-			replaced = true
+		if !hasRepl || !strings.Contains(w.text, repl) {
+			out = append(out, w)
+			continue
 		}
-		out = append(out, w)
+		for k, in := range inputs {
+			v := substitute(w, repl, in)
+			v.alt = k > 0
+			out = append(out, v)
+		}
+		replaced = true
 	}
 	if !replaced {
-		out = append(out, input)
+		for k, in := range inputs {
+			in.alt = k > 0
+			out = append(out, in)
+		}
 	}
 	c.run(out, c.name)
 }
@@ -636,8 +661,23 @@ func find(c *invocation) {
 	for _, s := range starts {
 		c.path(s, Read, true)
 	}
+	prints := true // prints the paths it finds, and nothing else
+	defer func() {
+		if !prints || !c.a.piped() {
+			return
+		}
+		out := []wordVal{}
+		for _, s := range starts {
+			out = append(out, matches(s)...)
+		}
+		c.a.pipeOut = out
+	}()
 	for ; i < len(args); i++ {
 		t := args[i].text
+		switch t {
+		case "-exec", "-execdir", "-ok", "-okdir", "-printf", "-ls", "-fls", "-fprint", "-fprint0", "-fprintf":
+			prints = false
+		}
 		switch {
 		case t == "-name" || t == "-iname":
 			negated := i > 0 && (args[i-1].text == "!" || args[i-1].text == "-not")
@@ -743,11 +783,66 @@ func shell(c *invocation) {
 		return // reads commands from its input
 	}
 	if hasC {
-		c.script(args[i], c.name+" -c")
+		c.a.withParams(groupWords(args[i+1:]), func() { c.script(args[i], c.name+" -c") })
 		return
 	}
 	c.path(args[i], Read, false)
 	c.finding(WritesOutside, "unknown-command", "%s runs the script %s, which nash does not analyse", c.name, Quote(args[i].text))
+}
+
+// groupWords splits arguments into words, each with its values: a word
+// that may take several values (find -exec's {} with two -name patterns)
+// has its later values marked alt.
+func groupWords(args []wordVal) [][]wordVal {
+	var out [][]wordVal
+	for _, w := range args {
+		if w.alt && len(out) > 0 {
+			out[len(out)-1] = append(out[len(out)-1], w)
+			continue
+		}
+		out = append(out, []wordVal{w})
+	}
+	return out
+}
+
+// positional are the names of the positional parameters a script run by
+// sh -c sees.
+var positional = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*"}
+
+// withParams runs f with the positional parameters $0, $1... set to the
+// words of params (sh -c 'script' $0 $1...), and "$@" to all but the
+// first, then restores them.
+func (a *analyzer) withParams(params [][]wordVal, f func()) {
+	saved := map[string][]wordVal{}
+	for _, n := range positional {
+		if v, ok := a.vars[n]; ok {
+			saved[n] = v
+		}
+		delete(a.vars, n)
+	}
+	var all []wordVal
+	for k, vals := range params {
+		vals = append([]wordVal(nil), vals...)
+		for i := range vals {
+			vals[i].alt, vals[i].src = false, ""
+		}
+		if k < 10 {
+			a.vars[positional[k]] = vals
+		}
+		if k > 0 {
+			all = append(all, vals...)
+		}
+	}
+	if len(all) > 0 && len(all) <= maxAlternatives {
+		a.vars["@"], a.vars["*"] = all, all
+	}
+	f()
+	for _, n := range positional {
+		delete(a.vars, n)
+		if v, ok := saved[n]; ok {
+			a.vars[n] = v
+		}
+	}
 }
 
 func evalCmd(c *invocation) {
@@ -885,12 +980,13 @@ func copyMove(c *invocation) {
 		return
 	}
 	var dest wordVal
+	named := true // dest was given, and may be a directory
 	if t, ok := p.val("t", "target-directory"); ok {
 		dest = t
 	} else if len(ops) >= 2 {
 		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
 	} else if len(ops) == 1 && (c.name == "ln" || c.name == "link") {
-		dest = join(c.cwd(), path.Base(ops[0].text))
+		dest, named = join(c.cwd(), path.Base(ops[0].text)), false
 	} else {
 		for _, o := range ops {
 			c.path(o, Read, false)
@@ -904,7 +1000,8 @@ func copyMove(c *invocation) {
 		}
 		c.path(dest, Create, true)
 	case "ln", "link":
-		c.path(dest, Create, len(ops) > 1)
+		// Like cp, ln makes dest/name when dest is a directory.
+		c.path(dest, Create, named)
 	default: // cp, install
 		rec := p.has("r", "R", "a", "recursive", "archive")
 		for _, o := range ops {

@@ -158,11 +158,8 @@ func Score(r *Report, cs *ChangeSet) map[Access]Accuracy {
 		class := changeClass(c.Kind)
 		a := out[class]
 		a.Observed++
-		for i := range m.uses {
-			if useClass(m.uses[i].use.Access) == class && m.uses[i].covers(c) {
-				a.Covered++
-				break
-			}
+		if m.coveredInClass(c) {
+			a.Covered++
 		}
 		out[class] = a
 	}
@@ -179,6 +176,33 @@ func Score(r *Report, cs *ChangeSet) map[Access]Accuracy {
 		out[class] = a
 	}
 	return out
+}
+
+// coveredInClass reports whether a prediction of c's own class covers
+// it. A file that only got new times (rewritten with the same content,
+// or touched) counts as covered by a predicted write too.
+func (m *matching) coveredInClass(c Change) bool {
+	class := changeClass(c.Kind)
+	for i := range m.uses {
+		uc := useClass(m.uses[i].use.Access)
+		if (uc == class || class == Meta && uc == Write && onlyTimes(c)) && m.uses[i].covers(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyTimes reports whether a change is to the modification time alone.
+func onlyTimes(c Change) bool {
+	if c.Kind != MetaChanged || len(c.Meta) == 0 {
+		return false
+	}
+	for _, m := range c.Meta {
+		if m != "mtime" {
+			return false
+		}
+	}
+	return true
 }
 
 // changeClass is the class of an observed change.
@@ -307,4 +331,73 @@ func implied(c Change, parents map[string]bool, uses []compiledUse) bool {
 		}
 	}
 	return false
+}
+
+// ScoreKinds is Score split by the kind of change a person reads in a
+// summary: Created, Modified (with TypeChanged), Deleted and MetaChanged.
+// An observed change counts in its kind, and is covered when a prediction
+// of its class (as in Score) covers it. A predicted write or creation
+// counts under Modified when existed reports that its Pattern matched some
+// path before the run, else under Created; with existed nil, writes count
+// as Modified and creations as Created. existed is the only way ScoreKinds
+// learns about the file system.
+func ScoreKinds(r *Report, cs *ChangeSet, existed func(pattern string) bool) map[Kind]Accuracy {
+	m := match(r, cs)
+	out := map[Kind]Accuracy{Created: {}, Modified: {}, Deleted: {}, MetaChanged: {}}
+	for ci, c := range m.changes {
+		if m.state[ci] == impliedChange {
+			continue
+		}
+		kind := c.Kind
+		if kind == TypeChanged {
+			kind = Modified
+		}
+		a := out[kind]
+		a.Observed++
+		if m.coveredInClass(c) {
+			a.Covered++
+		}
+		out[kind] = a
+	}
+	for i, u := range m.uses {
+		if kernelPath(u.use.Path) {
+			continue
+		}
+		var kind Kind
+		switch u.use.Access {
+		case Delete:
+			kind = Deleted
+		case Meta:
+			kind = MetaChanged
+		default:
+			kind = Modified
+			if existed != nil && !existed(u.pattern) || existed == nil && u.use.Access == Create {
+				kind = Created
+			}
+		}
+		a := out[kind]
+		a.Predicted++
+		if m.hit[i] {
+			a.Matched++
+		}
+		out[kind] = a
+	}
+	return out
+}
+
+// Uncovered lists the observed changes that Score counts as not covered:
+// not implied, and covered by no prediction of their own class. These
+// are the misses behind a recall below 1.
+func Uncovered(r *Report, cs *ChangeSet) []Change {
+	m := match(r, cs)
+	out := []Change{}
+	for ci, c := range m.changes {
+		if m.state[ci] == impliedChange {
+			continue
+		}
+		if !m.coveredInClass(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -266,3 +266,43 @@ func TestScore(t *testing.T) {
 		t.Errorf("Add = %+v", sum)
 	}
 }
+
+func TestScoreKinds(t *testing.T) {
+	r, err := Analyze("rm -f a b; touch c e; echo x > f; chmod +x d; cp -r src dst", Dir("/p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &ChangeSet{Changes: []Change{
+		{Path: "/p", Kind: MetaChanged, Before: dir(), After: dir(), Meta: []string{"mtime"}}, // implied
+		{Path: "/p/a", Kind: Deleted, Before: file(1)},
+		{Path: "/p/c", Kind: Created, After: file(0)},
+		{Path: "/p/dst/same", Kind: MetaChanged, Before: file(1), After: file(1), Meta: []string{"mtime"}}, // rewritten, same bytes
+		{Path: "/p/e", Kind: MetaChanged, Before: file(1), After: file(1), Meta: []string{"mtime"}},        // touched
+		{Path: "/p/f", Kind: Modified, Before: file(1), After: file(2)},
+		{Path: "/p/g", Kind: TypeChanged, Before: file(1), After: dir()},                           // not predicted
+		{Path: "/p/h", Kind: MetaChanged, Before: file(1), After: file(1), Meta: []string{"mode"}}, // not predicted
+	}}
+	existed := map[string]bool{"/p/a": true, "/p/b": true, "/p/e": true, "/p/f": true, "/p/d": true, "/p/src": true}
+	got := ScoreKinds(r, cs, func(p string) bool { return existed[p] })
+	want := map[Kind]Accuracy{
+		Created:     {Observed: 1, Covered: 1, Predicted: 2, Matched: 2}, // c, dst
+		Modified:    {Observed: 2, Covered: 1, Predicted: 2, Matched: 2}, // e, f
+		Deleted:     {Observed: 1, Covered: 1, Predicted: 2, Matched: 1},
+		MetaChanged: {Observed: 3, Covered: 2, Predicted: 1, Matched: 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ScoreKinds mismatch (-want +got):\n%s", diff)
+	}
+	var missed []string
+	for _, c := range Uncovered(r, cs) {
+		missed = append(missed, c.Path)
+	}
+	if diff := cmp.Diff([]string{"/p/g", "/p/h"}, missed); diff != "" {
+		t.Errorf("Uncovered mismatch (-want +got):\n%s", diff)
+	}
+	// Without existed, writes count as modified, creations as created.
+	noFS := ScoreKinds(r, cs, nil)
+	if n := noFS[Created].Predicted + noFS[Modified].Predicted; n != 4 {
+		t.Errorf("ScoreKinds without existed: %d writes and creations, want 4", n)
+	}
+}

@@ -117,8 +117,19 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 		return finishRun(o, res, io)
 	}
 	if !o.json || !o.yes {
-		if err := effects.WriteSummary(msg, p.Changes, summaryOptions(msg)); err != nil {
+		sum := summaryOptions(msg)
+		if err := effects.WriteSummary(msg, p.Changes, sum); err != nil {
 			return err
+		}
+		// Where the run did other than the script's text said, show it
+		// loudly next to the summary (invariant 4). A script that does
+		// not parse has no prediction: nothing more is shown then.
+		if cwd, err := os.Getwd(); err == nil {
+			if rep, err := effects.Analyze(script, effects.Dir(cwd), effects.Home(sum.Home)); err == nil {
+				if err := effects.WriteSurprises(msg, effects.Compare(rep, p.Changes), sum); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	commit := o.yes
