@@ -59,17 +59,32 @@ func (h *History) Len() int { return len(h.entries) }
 // At returns entry i, 0 being the oldest.
 func (h *History) At(i int) string { return h.entries[i] }
 
-// Add appends line, unless it is empty, starts with a space (as with
-// HISTCONTROL=ignorespace) or repeats the last entry.
+// Add appends line and saves it; see Append.
 func (h *History) Add(line string) error {
 	line = strings.TrimRight(line, "\n")
-	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, " ") {
+	if !h.Append(line) {
 		return nil
+	}
+	return h.Save(line)
+}
+
+// Append adds line in memory, unless it is empty, starts with a space (as
+// with HISTCONTROL=ignorespace) or repeats the last entry; it reports
+// whether it did.
+func (h *History) Append(line string) bool {
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, " ") {
+		return false
 	}
 	if n := len(h.entries); n > 0 && h.entries[n-1] == line {
-		return nil
+		return false
 	}
 	h.entries = append(h.entries, line)
+	return true
+}
+
+// Save appends line to the history file. It only reads h's path, so it
+// may run in another goroutine than Append.
+func (h *History) Save(line string) error {
 	if h.path == "" {
 		return nil
 	}

@@ -1,0 +1,146 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
+)
+
+// fakePlanner answers with fixed scripts and records what it was asked.
+type fakePlanner struct {
+	mu         sync.Mutex
+	script     string
+	revised    string
+	block      bool // Plan waits for ctx to end
+	plans      []string
+	feedbacks  []string
+	explained  []string
+	remembered []planner.Record
+}
+
+func (p *fakePlanner) Plan(ctx context.Context, req planner.Request) (*planner.Artifact, error) {
+	p.mu.Lock()
+	p.plans = append(p.plans, req.Prompt)
+	block := p.block
+	p.mu.Unlock()
+	if block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it"}, nil
+}
+
+func (p *fakePlanner) Revise(_ context.Context, req planner.Request, previous, feedback string) (*planner.Artifact, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.feedbacks = append(p.feedbacks, feedback)
+	return &planner.Artifact{Request: req.Prompt, Script: p.revised, Previous: previous,
+		Diff: planner.UnifiedDiff("a/script", "b/script", previous, p.revised)}, nil
+}
+
+func (p *fakePlanner) Explain(_ context.Context, _ planner.Request, script string) (*planner.Explanation, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.explained = append(p.explained, script)
+	return &planner.Explanation{Summary: "it explains " + script}, nil
+}
+
+func (p *fakePlanner) Remember(r planner.Record) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.remembered = append(p.remembered, r)
+	return nil
+}
+
+// fakeSandbox records runs, commits and aborts; Run "changes" the paths
+// in changes.
+type fakeSandbox struct {
+	mu      sync.Mutex
+	changes []string
+	exit    int
+	runs    []string
+	commits [][]string
+	aborts  []string
+	specs   []OpenSpec
+}
+
+func (s *fakeSandbox) open(_ context.Context, spec OpenSpec) (Sandbox, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.specs = append(s.specs, spec)
+	return s, nil
+}
+
+func (s *fakeSandbox) Run(_ context.Context, script string) (*sandbox.Pending, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs = append(s.runs, script)
+	cs := &effects.ChangeSet{}
+	for _, p := range s.changes {
+		cs.Changes = append(cs.Changes, effects.Change{Path: p, Kind: effects.Created, After: &effects.Object{Type: "file", Size: 3}})
+	}
+	return &sandbox.Pending{ID: fmt.Sprint(len(s.runs)), ExitCode: s.exit, Changes: cs}, nil
+}
+
+func (s *fakeSandbox) Commit(_ context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commits = append(s.commits, opt.Paths)
+	return &sandbox.Tx{ID: "t" + id, Prompt: opt.Prompt}, nil
+}
+
+func (s *fakeSandbox) Abort(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborts = append(s.aborts, id)
+	return nil
+}
+
+func (s *fakeSandbox) Undo(context.Context, string, sandbox.UndoOptions) (*sandbox.Tx, error) {
+	return &sandbox.Tx{ID: "u1", Undoes: "t1"}, nil
+}
+func (s *fakeSandbox) Log() ([]*sandbox.Tx, error) { return nil, nil }
+func (s *fakeSandbox) Show(id string) (*sandbox.Tx, *effects.ChangeSet, error) {
+	return &sandbox.Tx{ID: id}, &effects.ChangeSet{}, nil
+}
+func (s *fakeSandbox) NewVersion(string, string) (string, bool) { return "", false }
+func (s *fakeSandbox) OldVersion(string, string) (string, bool) { return "", false }
+
+// runCmd runs cmd and the commands of any batch or sequence it returns,
+// and returns the messages, leaving out prints and terminal handovers
+// (tea.Exec), which only a running program can carry out.
+func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if msg == nil {
+		return nil
+	}
+	v := reflect.ValueOf(msg)
+	if v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		var out []tea.Msg
+		for i := 0; i < v.Len(); i++ {
+			c, _ := v.Index(i).Interface().(tea.Cmd)
+			out = append(out, runCmd(t, c)...)
+		}
+		return out
+	}
+	switch reflect.TypeOf(msg).String() {
+	case "tea.printLineMessage", "tea.execMsg", "tea.QuitMsg":
+		return []tea.Msg{kindMsg(reflect.TypeOf(msg).String())}
+	}
+	return []tea.Msg{msg}
+}
+
+// kindMsg stands for a bubbletea-internal message, by its type name.
+type kindMsg string
