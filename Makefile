@@ -4,8 +4,11 @@ PKGS    := ./...
 
 .PHONY: build run test test-unprivileged bench lint fuzz clean
 
+# nash-sandbox is the sandbox init; nash starts it from its own directory
+# (and re-executes itself when it is missing, more slowly).
 build:
 	$(GO) build -o $(BIN) ./cmd/nash
+	$(GO) build -o bin/nash-sandbox ./cmd/nash-sandbox
 
 run: build
 	./$(BIN)

@@ -34,6 +34,8 @@ func ChildMain() {
 	r := childResult{}
 	if err := gob.NewDecoder(os.NewFile(configFd, "config")).Decode(&cfg); err != nil {
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
+	} else if cfg.Version != protocolVersion {
+		r.Error = fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", os.Args[0])
 	} else {
 		r = runInit(&cfg)
 	}

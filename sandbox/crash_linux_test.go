@@ -173,6 +173,7 @@ func recoverState(t *testing.T, state string) *RecoveryReport {
 	if err != nil {
 		t.Fatalf("recover: %v", err)
 	}
+	defer sb.Close()
 	left, _ := os.ReadDir(layout(state).journalDir())
 	if len(left) > 0 {
 		t.Fatalf("journal left behind after recovery: %v", left)

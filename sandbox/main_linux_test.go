@@ -67,6 +67,7 @@ func newEnv(t *testing.T, opts ...Option) *env {
 		for _, r := range runs {
 			_ = sb.Abort(r.Name())
 		}
+		_ = sb.Close()
 	})
 	return e
 }

@@ -95,7 +95,7 @@ func TestInterCodePrediction(t *testing.T) {
 	}
 	total := map[effects.Kind]effects.Accuracy{}
 	perFS := map[int]map[effects.Kind]effects.Accuracy{}
-	var misses, unexplained, others []string
+	var misses, unexplained, others, outside, notDone []string
 	var boundedDel effects.Accuracy // deletions predicted with a place
 	missedIDs := map[string]bool{}
 	var ran, parseErrors int
@@ -146,6 +146,16 @@ func TestInterCodePrediction(t *testing.T) {
 					others = append(others, fmt.Sprintf("%s %q: %s %s", id, gold, c.Kind, rel(base, c.Path)))
 				}
 			}
+			for _, c := range p.Changes.Changes {
+				if !within(c.Path, base) && !within(c.Path, home) {
+					outside = append(outside, fmt.Sprintf("%s %q: %s %s", id, gold, c.Kind, c.Path))
+				}
+			}
+			for _, u := range effects.Compare(rep, p.Changes).Missed {
+				if u.Access == effects.Delete {
+					notDone = append(notDone, fmt.Sprintf("%s %q: %s (exit %d)", id, gold, rel(base, u.Path), p.ExitCode))
+				}
+			}
 			var missed []string
 			for _, c := range effects.Uncovered(bounded(rep), p.Changes) {
 				if c.Kind != effects.Deleted {
@@ -190,6 +200,14 @@ func TestInterCodePrediction(t *testing.T) {
 	for _, m := range misses {
 		t.Logf("  %s", m)
 	}
+	t.Logf("predicted deletions that did not happen (%d):", len(notDone))
+	for _, n := range notDone {
+		t.Logf("  %s", n)
+	}
+	t.Logf("changes outside the fixture and home (%d):", len(outside))
+	for _, o := range outside {
+		t.Logf("  %s", o)
+	}
 	t.Logf("other changes not predicted (%d):", len(others))
 	for _, o := range others {
 		t.Logf("  %s", o)
@@ -228,6 +246,9 @@ func logRun(t *testing.T, id, gold, base string, rep *effects.Report, p *Pending
 		t.Logf("  observed  %-12s %s %v", c.Kind, rel(base, c.Path), c.Meta)
 	}
 }
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
 func rel(base, p string) string {
 	if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {

@@ -1,7 +1,12 @@
 package sandbox
 
+// protocolVersion changes whenever childConfig or childResult do, so a
+// nash-sandbox built from other sources is caught, not misread.
+const protocolVersion = 1
+
 // childConfig is what the parent sends the sandbox init over its config pipe.
 type childConfig struct {
+	Version     int       `json:"version"`
 	Plan        mountPlan `json:"plan"`
 	Script      string    `json:"script"`
 	Shell       string    `json:"shell"`

@@ -74,7 +74,7 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 		}
 	}
 	if s.exe == "" {
-		s.exe = "/proc/self/exe"
+		s.exe = defaultInit()
 	}
 	if err := s.layout().ensure(); err != nil {
 		return nil, err
@@ -84,10 +84,27 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 		return nil, err
 	}
 	s.lastRecovery = rep
+	s.sweep()
 	return s, nil
 }
 
 func (s *Sandbox) layout() layout { return layout(s.stateDir) }
+
+// initName is the sandbox init binary nash looks for next to itself.
+const initName = "nash-sandbox"
+
+// defaultInit picks the binary to start as the sandbox init: nash-sandbox
+// next to this executable when there is one (it starts faster: it links
+// nothing but the sandbox), else this executable itself.
+func defaultInit() string {
+	if exe, err := os.Executable(); err == nil {
+		cand := filepath.Join(filepath.Dir(exe), initName)
+		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return cand
+		}
+	}
+	return "/proc/self/exe"
+}
 
 // StateDirectory reports where the sandbox keeps its state.
 func (s *Sandbox) StateDirectory() string { return s.stateDir }
@@ -107,8 +124,20 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, err
 	}
 	runDir := l.runDir(id)
+	// Start the init first: its exec and runtime start overlap the
+	// planning below.
+	ch, err := s.spawn()
+	if err != nil {
+		_ = s.removeRunFiles(&runRecord{ID: id})
+		var ue *UnavailableError
+		if errors.As(err, &ue) && s.unprotected {
+			return s.runUnsandboxed(ctx, script)
+		}
+		return nil, err
+	}
 	plan, scratch, err := s.plan(runDir)
 	if err != nil {
+		ch.kill()
 		_ = s.removeRunFiles(&runRecord{ID: id, Scratch: scratch})
 		return nil, err
 	}
@@ -117,16 +146,18 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		PIDStart: procStart(os.Getpid()), Layers: plan.Layers, State: runRunning, Scratch: scratch,
 	}
 	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
+		ch.kill()
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("record run: %w", err)
 	}
-	res, done, err := s.startChild(ctx, plan, script)
+	cfg := &childConfig{
+		Version: protocolVersion,
+		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
+		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
+	}
+	res, done, err := ch.finish(ctx, cfg)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
-		var ue *UnavailableError
-		if errors.As(err, &ue) && s.unprotected && len(ue.Paths) == 0 {
-			return s.runUnsandboxed(ctx, script)
-		}
 		return nil, err
 	}
 	cs, ops, err := scanLayers(plan.Layers)
@@ -170,30 +201,31 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	plan.Root = filepath.Join(runDir, "root")
-	if err := os.Mkdir(plan.Root, 0o700); err != nil {
-		return nil, "", fmt.Errorf("create run root: %w", err)
-	}
 	// An upper dir on the same file system as the files it covers makes
-	// commit a rename, but creating an overlay's work dir there costs
-	// milliseconds of journaled metadata. So only the overlays that cover
-	// where work happens get one; the others (/usr, /etc, ...) get a tmpfs
-	// upper, which costs next to nothing, and commit by copy in the rare
-	// case they change.
-	scratch := ""
+	// commit a rename, but every directory created on a disk file system
+	// costs journaled inode allocation, and overlayfs creates several more
+	// in each work dir. So only the overlays that cover where work happens
+	// (the working directory, home) get one; the others (/usr, /etc, /tmp,
+	// ...) get their upper on tmpfs, which costs next to nothing, and
+	// commit by copy in the rare case they change. The new root's mount
+	// point lives there too.
+	scratch, err := os.MkdirTemp("/dev/shm", "nash-run-")
+	if err != nil {
+		scratch = ""
+	}
+	plan.Root = filepath.Join(runDir, "root")
+	if scratch != "" {
+		plan.Root = filepath.Join(scratch, "root")
+	}
+	if err := os.Mkdir(plan.Root, 0o700); err != nil {
+		return nil, scratch, fmt.Errorf("create run root: %w", err)
+	}
 	stateDev := devOf(s.stateDir)
 	for i := range plan.Layers {
 		l := &plan.Layers[i]
 		base := runDir
-		if devOf(l.Point) != stateDev || !s.hot(l.Point) {
-			if scratch == "" {
-				if d, err := os.MkdirTemp("/dev/shm", "nash-run-"); err == nil {
-					scratch = d
-				}
-			}
-			if scratch != "" {
-				base = scratch
-			}
+		if scratch != "" && (devOf(l.Point) != stateDev || !s.hot(l.Point)) {
+			base = scratch
 		}
 		l.Upper = filepath.Join(base, "upper", strconv.Itoa(i))
 		l.Work = filepath.Join(base, "work", strconv.Itoa(i))
@@ -217,11 +249,11 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	return plan, scratch, nil
 }
 
-// hot reports whether an overlay at point covers a place where scripts
-// usually write: the working directory, the home directory, temp dirs.
+// hot reports whether an overlay at point covers a place where a person's
+// files usually change: the working directory or the home directory.
 func (s *Sandbox) hot(point string) bool {
 	home, _ := os.UserHomeDir()
-	for _, p := range []string{s.dir, home, os.Getenv("TMPDIR"), "/tmp", "/var/tmp"} {
+	for _, p := range []string{s.dir, home} {
 		if p != "" && under(p, point) {
 			return true
 		}
@@ -229,26 +261,28 @@ func (s *Sandbox) hot(point string) bool {
 	return false
 }
 
-// startChild runs the sandbox init and waits for it.
-// It returns once the script has ended and every process of the sandbox is
-// gone; the returned channel yields when the namespaces are torn down.
-func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string) (*childResult, <-chan error, error) {
+// child is a started sandbox init, waiting for its config.
+type child struct {
+	cmd  *exec.Cmd
+	cfgW *os.File
+	resR *os.File
+	done chan error // yields cmd.Wait's result once the namespaces are gone
+}
+
+// spawn starts the sandbox init in its new namespaces. It waits on its
+// config pipe, so the parent can plan while the init starts up.
+func (s *Sandbox) spawn() (*child, error) {
 	uid, gid := os.Getuid(), os.Getgid()
-	cfg := childConfig{
-		Plan: *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
-		Net: s.network, Unprotected: s.unprotected, Root: uid == 0,
-	}
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	resR, resW, err := os.Pipe()
 	if err != nil {
 		cfgR.Close()
 		cfgW.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	defer resR.Close()
 	cmd := exec.Command(s.exe)
 	cmd.Args = []string{"nash-sandbox"}
 	cmd.Env = []string{childEnv + "=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
@@ -300,34 +334,50 @@ func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string
 	resW.Close()
 	if err != nil {
 		cfgW.Close()
-		return nil, nil, unavailable(err)
+		resR.Close()
+		return nil, unavailable(err)
 	}
-	enc := gob.NewEncoder(cfgW)
-	werr := enc.Encode(cfg)
-	cfgW.Close()
+	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done}, nil
+}
+
+// kill stops the init and waits until it is gone.
+func (c *child) kill() {
+	c.cfgW.Close()
+	_ = c.cmd.Process.Kill()
+	<-c.done
+	c.resR.Close()
+}
+
+// finish sends the init its config and waits until the script has ended
+// and every process of the sandbox is gone. The returned channel yields
+// when the namespaces are torn down.
+func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-chan error, error) {
+	defer c.resR.Close()
+	werr := gob.NewEncoder(c.cfgW).Encode(cfg)
+	c.cfgW.Close()
 	// The init closes the result pipe right before it exits; reading to
 	// EOF does not wait for the kernel to tear the namespaces down.
 	resCh := make(chan []byte, 1)
 	go func() {
-		b, _ := io.ReadAll(resR)
+		b, _ := io.ReadAll(c.resR)
 		resCh <- b
 	}()
 	var out []byte
 	select {
 	case out = <-resCh:
 	case <-ctx.Done():
-		_ = cmd.Process.Kill()
-		<-done
+		_ = c.cmd.Process.Kill()
+		<-c.done
 		return nil, nil, ctx.Err()
 	}
 	if werr != nil {
-		_ = cmd.Process.Kill()
-		<-done
+		_ = c.cmd.Process.Kill()
+		<-c.done
 		return nil, nil, fmt.Errorf("send sandbox config: %w", werr)
 	}
 	var res childResult
 	if jerr := gob.NewDecoder(bytes.NewReader(out)).Decode(&res); jerr != nil {
-		err := <-done
+		err := <-c.done
 		if err != nil {
 			return nil, nil, fmt.Errorf("sandbox init failed: %w", err)
 		}
@@ -343,10 +393,10 @@ func (s *Sandbox) startChild(ctx context.Context, plan *mountPlan, script string
 		uerr = &UnavailableError{Reason: "the script could not be started"}
 	}
 	if uerr != nil {
-		<-done
+		<-c.done
 		return nil, nil, uerr
 	}
-	return &res, done, nil
+	return &res, c.done, nil
 }
 
 // unavailable explains a failure to create the namespaces.
@@ -393,12 +443,63 @@ func (s *Sandbox) Abort(id string) error {
 	return s.removeRunFiles(&rec)
 }
 
-// removeRunFiles removes a run's directory and its scratch dir on tmpfs.
+// removeRunFiles discards a run's directory and its scratch dir on tmpfs:
+// it moves them to the trash, which the sweeper empties in the background,
+// so discarding a run costs a rename or two, not a tree removal.
 func (s *Sandbox) removeRunFiles(rec *runRecord) error {
+	l := s.layout()
+	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
 	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), "nash-run-") {
-		_ = removeRun(rec.Scratch)
+		// The scratch dir lives on another file system: leave a note of
+		// it in the trash, next to the run dir.
+		_ = os.WriteFile(filepath.Join(l.trashDir(), stamp+".scratch"), []byte(rec.Scratch), 0o600)
 	}
-	return removeRun(s.layout().runDir(rec.ID))
+	err := os.Rename(l.runDir(rec.ID), filepath.Join(l.trashDir(), stamp))
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	s.sweep()
+	return err
+}
+
+// sweep empties the trash in the background, once at a time. A sweep cut
+// short by the process exiting is finished by a later one.
+func (s *Sandbox) sweep() {
+	if !s.sweeping.TryLock() {
+		return
+	}
+	s.sweeps.Add(1)
+	go func() {
+		defer s.sweeps.Done()
+		defer s.sweeping.Unlock()
+		s.emptyTrash()
+	}()
+}
+
+func (s *Sandbox) emptyTrash() {
+	dir := s.layout().trashDir()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if strings.HasSuffix(e.Name(), ".scratch") {
+			if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(string(b)), "nash-run-") {
+				_ = removeRun(string(b))
+			}
+			_ = os.Remove(p)
+			continue
+		}
+		_ = removeRun(p)
+	}
+}
+
+// Close finishes background work: it waits for a sweep under way and
+// empties what is left in the trash.
+func (s *Sandbox) Close() error {
+	s.sweeps.Wait()
+	s.sweeping.Lock()
+	defer s.sweeping.Unlock()
+	s.emptyTrash()
+	return nil
 }
 
 // waitTorndown waits until a run's namespaces are gone, so nothing holds its

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrUnsupported is returned where Linux namespaces are not available at all
@@ -82,6 +83,10 @@ type Sandbox struct {
 	breakOverlay string
 	// lastRecovery is what New's recovery found.
 	lastRecovery *RecoveryReport
+	// sweeping is held while the trash is being emptied; sweeps counts
+	// the sweeps under way, for Close.
+	sweeping sync.Mutex
+	sweeps   sync.WaitGroup
 }
 
 // Option configures a Sandbox.

@@ -82,10 +82,11 @@ func (l layout) txFile(id string) string   { return filepath.Join(string(l), "tx
 func (l layout) layersDir() string         { return filepath.Join(string(l), "layers") }
 func (l layout) layerDir(id string) string { return filepath.Join(string(l), "layers", id) }
 func (l layout) journalDir() string        { return filepath.Join(string(l), "journal") }
+func (l layout) trashDir() string          { return filepath.Join(string(l), "trash") }
 func (l layout) walFile(id string) string  { return filepath.Join(string(l), "journal", id+".wal") }
 
 func (l layout) ensure() error {
-	for _, d := range []string{string(l), l.runsDir(), l.txDir(), l.layersDir(), l.journalDir()} {
+	for _, d := range []string{string(l), l.runsDir(), l.txDir(), l.layersDir(), l.journalDir(), l.trashDir()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("create state dir: %w", err)
 		}
