@@ -177,3 +177,52 @@ func noOverlayXattrs(t *testing.T, root string) {
 		return nil
 	})
 }
+
+// TestCommitByRename checks that committing a change to a 1 GiB file on the
+// same file system moves inodes instead of copying data: after commit the
+// live file is the very inode the script wrote, and the old inode sits in
+// the undo layer; undo moves it back.
+func TestCommitByRename(t *testing.T) {
+	e := newEnv(t)
+	e.sh("truncate -s 1G big && echo head | dd of=big conv=notrunc status=none")
+	var before unix.Stat_t
+	if err := unix.Stat(e.path("big"), &before); err != nil {
+		t.Fatal(err)
+	}
+	p := e.run("echo tail >> big")
+	newVersion, ok := e.sb.NewVersion(p.ID, e.path("big"))
+	if !ok {
+		t.Fatal("no new version of big in the run")
+	}
+	var upper unix.Stat_t
+	if err := unix.Stat(newVersion, &upper); err != nil {
+		t.Fatal(err)
+	}
+	tx := e.commit(p)
+	var after unix.Stat_t
+	if err := unix.Stat(e.path("big"), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Ino != upper.Ino || after.Dev != upper.Dev {
+		t.Errorf("live big is inode %d, the script wrote inode %d: the commit copied", after.Ino, upper.Ino)
+	}
+	old, ok := e.sb.OldVersion(tx.ID, e.path("big"))
+	if !ok {
+		t.Fatal("the undo layer does not hold the old big")
+	}
+	var stashed unix.Stat_t
+	if err := unix.Stat(old, &stashed); err != nil {
+		t.Fatal(err)
+	}
+	if stashed.Ino != before.Ino {
+		t.Errorf("the undo layer holds inode %d, the old big was inode %d: the old version was copied", stashed.Ino, before.Ino)
+	}
+	e.undo(tx.ID)
+	var restored unix.Stat_t
+	if err := unix.Stat(e.path("big"), &restored); err != nil {
+		t.Fatal(err)
+	}
+	if restored.Ino != before.Ino || restored.Size != before.Size {
+		t.Errorf("after undo big is inode %d size %d, want inode %d size %d", restored.Ino, restored.Size, before.Ino, before.Size)
+	}
+}

@@ -29,7 +29,7 @@ for p in "${pkgs[@]}"; do
 done
 if [ -d ../shared/data ]; then
   mkdir -p "$dir/data"
-  cp -r ../shared/data/intercode-alfa "$dir/data/"
+  cp -r ../shared/data/. "$dir/data/"
 fi
 chmod -R a+rX "$dir"
 

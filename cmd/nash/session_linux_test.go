@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandboxSession drives the sandbox commands the way a person would.
+func TestSandboxSession(t *testing.T) {
+	dir := t.TempDir()
+	n := newNash(t, dir)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+
+	// A run with --json --yes: committed, exit code passed through.
+	out, errOut, code := n.run("", "run", "--json", "--yes", "--", "echo one > f; exit 3")
+	if code != 3 {
+		t.Fatalf("exit code %d, want the script's 3; stderr: %s", code, errOut)
+	}
+	var res struct {
+		ID        string `json:"id"`
+		ExitCode  int    `json:"exit_code"`
+		Committed bool   `json:"committed"`
+		Changes   []struct{ Path, Kind string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if !res.Committed || res.ExitCode != 3 || len(res.Changes) != 1 || res.Changes[0].Path != filepath.Join(dir, "f") || res.Changes[0].Kind != "created" {
+		t.Fatalf("--json result %+v", res)
+	}
+	if read("f") != "one\n" {
+		t.Fatalf("f = %q after commit", read("f"))
+	}
+
+	// The prompt: ask for the diff, then commit.
+	_, errOut, code = n.run("d\nc\n", "run", "--", "echo two > f")
+	if code != 0 || !strings.Contains(errOut, "-one") || !strings.Contains(errOut, "+two") || !strings.Contains(errOut, "committed as transaction") {
+		t.Fatalf("diff then commit: exit %d, stderr:\n%s", code, errOut)
+	}
+	// End of input at the prompt aborts: nothing changes.
+	_, errOut, code = n.run("", "run", "--", "echo three > f")
+	if code != exitAborted || read("f") != "two\n" || !strings.Contains(errOut, "nothing was changed") {
+		t.Fatalf("abort at EOF: exit %d, f = %q, stderr:\n%s", code, read("f"), errOut)
+	}
+
+	// log and show.
+	out, _, code = n.run("", "log")
+	if code != 0 || !strings.Contains(out, "echo one > f") || !strings.Contains(out, "echo two > f") {
+		t.Fatalf("log:\n%s", out)
+	}
+	out, _, code = n.run("", "show", "--diff", res.ID)
+	if code != 0 || !strings.Contains(out, "created") {
+		t.Fatalf("show:\n%s", out)
+	}
+
+	// undo the last transaction: f is "one" again; undo that undo: "two".
+	out, errOut, code = n.run("", "undo")
+	if code != 0 || read("f") != "one\n" {
+		t.Fatalf("undo: exit %d, f = %q, %s%s", code, read("f"), out, errOut)
+	}
+	out, _, _ = n.run("", "log", "--json")
+	var txs []struct {
+		ID     string `json:"id"`
+		Undoes string `json:"undoes"`
+	}
+	if err := json.Unmarshal([]byte(out), &txs); err != nil || len(txs) != 3 {
+		t.Fatalf("log --json: %v %q", err, out)
+	}
+	if _, errOut, code = n.run("", "undo", txs[2].ID); code != 0 || read("f") != "two\n" {
+		t.Fatalf("redo: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+
+	// A change outside nash is a conflict: named, nothing changed.
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = n.run("", "undo")
+	if code != exitConflict || read("f") != "mine\n" || !strings.Contains(errOut, filepath.Join(dir, "f")) {
+		t.Fatalf("conflict: exit %d, f = %q, stderr:\n%s", code, read("f"), errOut)
+	}
+	// --force undoes anyway and keeps "mine" in the undo's layer.
+	out, errOut, code = n.run("", "undo", "--force", "--json")
+	if code != 0 || read("f") != "one\n" {
+		t.Fatalf("undo --force: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+	var forced struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &forced); err != nil {
+		t.Fatalf("undo --json: %v %q", err, out)
+	}
+	if _, errOut, code = n.run("", "undo", forced.ID); code != 0 || read("f") != "mine\n" {
+		t.Fatalf("undoing the forced undo: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+
+	// forget and gc release layers; a forgotten transaction cannot be undone.
+	if _, errOut, code = n.run("", "forget", res.ID); code != 0 {
+		t.Fatalf("forget: %s", errOut)
+	}
+	if _, errOut, code = n.run("", "undo", res.ID); code == 0 || !strings.Contains(errOut, "forgotten") {
+		t.Fatalf("undo of a forgotten transaction: exit %d, %s", code, errOut)
+	}
+	if out, errOut, code = n.run("", "gc", "--max-size", "0"); code != 0 || !strings.Contains(out, "released") {
+		t.Fatalf("gc: exit %d, %s%s", code, out, errOut)
+	}
+}
+
+func TestSandboxCommandsBadInput(t *testing.T) {
+	n := newNash(t, t.TempDir())
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run"}, exitUsage, "nothing to run"},
+		{[]string{"run", "--", "   "}, exitUsage, "empty"},
+		{[]string{"run", "-f", "/nonexistent/script.sh"}, exitFailure, "read script"},
+		{[]string{"run", "--bogus"}, exitUsage, "unknown flag"},
+		{[]string{"undo"}, exitFailure, "nothing to undo"},
+		{[]string{"undo", "999"}, exitFailure, "no transaction 999"},
+		{[]string{"show", "999"}, exitFailure, "no transaction 999"},
+		{[]string{"gc"}, exitUsage, "--older-than"},
+		{[]string{"gc", "--older-than", "soon"}, exitUsage, "duration"},
+		{[]string{"gc", "--max-size", "lots"}, exitUsage, "size"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := n.run("", tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) {
+			t.Errorf("nash %v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, errOut, tt.code, tt.msg)
+		}
+		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+			t.Errorf("nash %v printed a stack trace: %s", tt.args, errOut)
+		}
+	}
+}
