@@ -35,6 +35,7 @@ type config struct {
 	lockTimeout  time.Duration
 	now          func() time.Time
 	weights      weights
+	batchFiles   int // files per write batch: each batch costs a few fsyncs
 }
 
 func defaultConfig() config {
@@ -47,6 +48,7 @@ func defaultConfig() config {
 		lockTimeout:  2 * time.Second,
 		now:          time.Now,
 		weights:      defaultWeights,
+		batchFiles:   10000,
 	}
 }
 

@@ -299,7 +299,7 @@ func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
 	go func() { wg.Wait(); close(results) }()
 
 	var batch []result
-	batchWords := 0
+	batchBytes := 0
 	lastProgress := time.Now()
 	var werr error
 	for r := range results {
@@ -308,11 +308,11 @@ func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
 		}
 		batch = append(batch, r)
 		for _, c := range r.chunks {
-			batchWords += len(c.Text)
+			batchBytes += len(c.Text)
 		}
-		if len(batch) >= 500 || batchWords >= 8<<20 {
+		if len(batch) >= ix.cfg.batchFiles || batchBytes >= 16<<20 {
 			werr = ix.flush(ctx, batch, &stats)
-			batch, batchWords = batch[:0], 0
+			batch, batchBytes = batch[:0], 0
 			if werr != nil {
 				cancel()
 			}
