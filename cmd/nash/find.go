@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -93,26 +95,14 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 		}
 		so.Dir = abs
 	}
-	ix, err := openIndex(ctx, opts.index)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	roots, err := ix.Roots()
-	if err != nil {
-		return err
-	}
-	if len(roots) == 0 {
-		return fmt.Errorf("find: the index is empty; add files with nash index add PATH")
-	}
 	so.NoSnippets = !opts.json && !opts.snippets && !isTerminal(io.out)
-	res, err := ix.Search(ctx, query, so)
+	res, err := findIn(ctx, opts.index, query, so)
 	if err != nil {
 		var pe *index.ParseError
 		if errors.As(err, &pe) {
 			return usageError{fmt.Sprintf("find: %v", err)}
 		}
-		return fmt.Errorf("find: %w", err)
+		return err
 	}
 	if res.Notice != "" {
 		fmt.Fprintf(io.err, "nash: note: %s\n", res.Notice)
@@ -140,13 +130,47 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 			fmt.Fprintln(io.out, quoteIndexPath(h.Path))
 		}
 	}
-	if err := ix.Close(); err != nil {
-		return err
-	}
 	if len(res.Hits) == 0 {
 		return exitError{exitFailure}
 	}
 	return nil
+}
+
+// findIn searches the index; when nash index watch holds it, the watcher
+// answers over its query socket.
+func findIn(ctx context.Context, opts indexOptions, query string, so index.SearchOptions) (*index.Result, error) {
+	ix, err := openIndex(ctx, opts, index.LockTimeout(300*time.Millisecond))
+	if errors.Is(err, index.ErrLocked) {
+		dir, derr := indexDirFor(opts.dir, os.Getenv)
+		if derr != nil {
+			return nil, derr
+		}
+		res, rerr := remoteSearch(ctx, dir, query, so)
+		if errors.Is(rerr, errNoWatcher) {
+			return nil, err // the lock error says more than a missing socket
+		}
+		return res, rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	roots, err := ix.Roots()
+	if err != nil {
+		return nil, err
+	}
+	if len(roots) == 0 {
+		return nil, fmt.Errorf("find: the index is empty; add files with nash index add PATH")
+	}
+	res, err := ix.Search(ctx, query, so)
+	if err != nil {
+		var pe *index.ParseError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	return res, ix.Close()
 }
 
 // quoteIndexSnippet replaces control characters in a snippet with spaces

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestFind(t *testing.T) {
@@ -103,5 +108,83 @@ func TestFindHybrid(t *testing.T) {
 	_, errOut, code := runIndexCLI(t, "find", "-s", "flour")
 	if code != exitFailure || !strings.Contains(errOut, "embed query") {
 		t.Errorf("unreachable embedder: code %d, stderr %q", code, errOut)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestFindWhileWatching runs nash index watch, which holds the index, and
+// checks that nash find is answered by it over the query socket, including
+// files the watcher indexed since.
+func TestFindWhileWatching(t *testing.T) {
+	t.Setenv("NASH_EMBEDDER", "")
+	t.Setenv("NASH_INDEX_DIR", filepath.Join(t.TempDir(), "index"))
+	dir := indexTree(t)
+	if _, errOut, code := runIndexCLI(t, "index", "add", dir); code != 0 {
+		t.Fatalf("index add: %d %s", code, errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb lockedBuffer
+	codes := make(chan int, 1)
+	go func() {
+		codes <- run(ctx, []string{"index", "watch"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not before the deadline; watch stdout %q stderr %q", what, out.String(), errb.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("watch ready", func() bool { return strings.Contains(out.String(), "watching") })
+
+	got, errOut, code := runIndexCLI(t, "find", "sourdough")
+	if code != 0 || strings.TrimSpace(got) != filepath.Join(dir, "recipes/bread.md") {
+		t.Errorf("find while watching: code %d out %q err %q", code, got, errOut)
+	}
+	_, errOut, code = runIndexCLI(t, "find", "(sourdough")
+	if code != exitUsage || !strings.Contains(errOut, "unclosed") {
+		t.Errorf("bad query while watching: code %d err %q", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "recipes", "soup.md"), []byte("# Soup\n\nLeeks and potatoes.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("new file found through the watcher", func() bool {
+		got, _, _ := runIndexCLI(t, "find", "leeks")
+		return strings.TrimSpace(got) == filepath.Join(dir, "recipes/soup.md")
+	})
+	// Commands that need the index itself say who holds it.
+	_, errOut, code = runIndexCLI(t, "index", "status")
+	if code != exitFailure || !strings.Contains(errOut, "nash index watch") {
+		t.Errorf("status while watching: code %d err %q", code, errOut)
+	}
+	cancel()
+	if code := <-codes; code != exitInterrupted {
+		t.Errorf("watch ended with %d, want %d; stderr %q", code, exitInterrupted, errb.String())
+	}
+	// The socket is gone and find opens the index again.
+	got, _, code = runIndexCLI(t, "find", "leeks")
+	if code != 0 || strings.TrimSpace(got) != filepath.Join(dir, "recipes/soup.md") {
+		t.Errorf("find after watch: code %d out %q", code, got)
 	}
 }

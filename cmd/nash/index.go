@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -345,8 +347,116 @@ func runIndexWatch(ctx context.Context, opts indexOptions, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("index watch: %w", err)
 	}
+	dir, err := indexDirFor(opts.dir, os.Getenv)
+	if err != nil {
+		return err
+	}
+	// nash find cannot open the index while we hold it; it asks us instead.
+	if stop, err := serveQueries(ix, dir, io); err != nil {
+		fmt.Fprintf(io.err, "nash: warning: nash find will not work while this watch runs: %v\n", err)
+	} else {
+		defer stop()
+	}
 	fmt.Fprintln(io.out, "watching; interrupt to stop")
 	<-ctx.Done()
 	w.Close()
 	return ctx.Err()
+}
+
+// querySocket is the Unix socket in the index directory where nash index
+// watch, which holds the index, answers nash find.
+const querySocket = "query.sock"
+
+// remoteQuery and remoteAnswer are the messages on the query socket: one
+// JSON request and one JSON answer per connection.
+type remoteQuery struct {
+	Query   string
+	Options index.SearchOptions
+}
+
+type remoteAnswer struct {
+	Result     *index.Result
+	Err        string
+	ParseError *index.ParseError `json:",omitempty"` // set when the query did not parse
+}
+
+// serveQueries answers searches on the query socket until stop is called.
+func serveQueries(ix *index.Index, dir string, io stdio) (stop func(), err error) {
+	path := filepath.Join(dir, querySocket)
+	os.Remove(path) // a socket left by a crash; we hold the index lock
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen for queries: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				if ctx.Err() == nil {
+					fmt.Fprintf(io.err, "nash: watch: query socket: %v\n", err)
+				}
+				return
+			}
+			go answerQuery(ctx, ix, conn)
+		}
+	}()
+	return func() {
+		cancel()
+		ln.Close()
+		<-done
+		os.Remove(path)
+	}, nil
+}
+
+func answerQuery(ctx context.Context, ix *index.Index, conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	var q remoteQuery
+	if err := json.NewDecoder(conn).Decode(&q); err != nil {
+		return
+	}
+	var a remoteAnswer
+	res, err := ix.Search(ctx, q.Query, q.Options)
+	if err != nil {
+		a.Err = err.Error()
+		errors.As(err, &a.ParseError)
+	}
+	a.Result = res
+	json.NewEncoder(conn).Encode(a)
+}
+
+// errNoWatcher says no nash index watch answers on the query socket.
+var errNoWatcher = errors.New("no nash index watch answers")
+
+// remoteSearch asks the nash index watch that holds the index to search.
+func remoteSearch(ctx context.Context, dir, query string, so index.SearchOptions) (*index.Result, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, querySocket))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoWatcher, err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if err := json.NewEncoder(conn).Encode(remoteQuery{Query: query, Options: so}); err != nil {
+		return nil, fmt.Errorf("ask nash index watch: %w", err)
+	}
+	var a remoteAnswer
+	if err := json.NewDecoder(conn).Decode(&a); err != nil {
+		return nil, fmt.Errorf("answer from nash index watch: %w", err)
+	}
+	if a.ParseError != nil {
+		return nil, a.ParseError
+	}
+	if a.Err != "" {
+		return nil, errors.New(a.Err)
+	}
+	if a.Result == nil {
+		return nil, errors.New("empty answer from nash index watch")
+	}
+	return a.Result, nil
 }
