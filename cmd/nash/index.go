@@ -44,9 +44,9 @@ func newIndexCmd(io stdio) *cobra.Command {
 	cmd.PersistentFlags().BoolVar(&opts.hidden, "hidden", false, "also index hidden directories")
 
 	add := &cobra.Command{
-		Use:   "add PATH...",
-		Short: "index the files under each PATH and keep them indexed",
-		Args:  indexMinArgs(1),
+		Use:   "add [PATH...]",
+		Short: "index the files under each PATH (default: index.roots of the config) and keep them indexed",
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runIndexAdd(c.Context(), opts, args, io)
 		},
@@ -247,6 +247,16 @@ func quoteIndexPath(p string) string {
 }
 
 func runIndexAdd(ctx context.Context, opts indexOptions, paths []string, io stdio) error {
+	if len(paths) == 0 {
+		cfg, err := loadConfig(os.Getenv)
+		if err != nil {
+			return err
+		}
+		if len(cfg.IndexRoots) == 0 {
+			return usageError{"index add: give PATH..., or list index.roots in the config file (or NASH_INDEX_ROOTS)"}
+		}
+		paths = cfg.IndexRoots
+	}
 	ix, err := openIndex(ctx, opts, progressPrinter(io.err))
 	if err != nil {
 		return err

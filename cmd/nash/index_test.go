@@ -92,9 +92,21 @@ func TestIndexCommands(t *testing.T) {
 		t.Errorf("find on an empty index: code %d, stderr %q", code, errOut)
 	}
 
+	t.Setenv("NASH_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
+	t.Setenv("NASH_INDEX_ROOTS", "")
 	_, errOut, code = runIndexCLI(t, "index", "add")
-	if code != exitUsage {
-		t.Errorf("index add without paths: code %d, stderr %q", code, errOut)
+	if code != exitUsage || !strings.Contains(errOut, "index.roots") {
+		t.Errorf("index add without paths or configured roots: code %d, stderr %q", code, errOut)
+	}
+	// Roots from the config file.
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  roots: ["+filepath.Join(dir, "recipes")+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NASH_CONFIG", cfg)
+	out, errOut, code = runIndexCLI(t, "index", "add")
+	if code != 0 || !strings.Contains(out, "indexed 1 files") {
+		t.Errorf("index add from config roots: code %d out %q err %q", code, out, errOut)
 	}
 	_, errOut, code = runIndexCLI(t, "index", "add", filepath.Join(dir, "missing"))
 	if code != exitFailure || !strings.Contains(errOut, "no such file") {
