@@ -113,6 +113,10 @@ type analyzer struct {
 	cur, pipeCall *syntax.CallExpr
 	pipeIn        []wordVal
 	pipeOut       []wordVal
+	// pipeLoop is the pipeline member being walked when it is a while
+	// loop, readIn what a read in its condition reads (pipeIn).
+	pipeLoop *syntax.WhileClause
+	readIn   []wordVal
 }
 
 // wordVal is one value a word may take.
@@ -231,7 +235,12 @@ func (a *analyzer) command(cmd syntax.Command) {
 			a.stmts(ic.Then)
 		}
 	case *syntax.WhileClause:
+		if c == a.pipeLoop && !c.Until {
+			// find ... | while read f: f is each path find printed.
+			a.readIn = a.pipeIn
+		}
 		a.stmts(c.Cond)
+		a.readIn = nil
 		a.stmts(c.Do)
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
@@ -313,7 +322,7 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 	flatten(c.X)
 	flatten(c.Y)
 	before := a.network
-	oldCall, oldIn, oldOut := a.pipeCall, a.pipeIn, a.pipeOut
+	oldCall, oldIn, oldOut, oldLoop := a.pipeCall, a.pipeIn, a.pipeOut, a.pipeLoop
 	var in []wordVal
 	for i, s := range parts {
 		call, _ := s.Cmd.(*syntax.CallExpr)
@@ -322,7 +331,8 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 				in = nil // reads something else than the pipe
 			}
 		}
-		a.pipeCall, a.pipeIn, a.pipeOut = call, in, nil
+		loop, _ := s.Cmd.(*syntax.WhileClause)
+		a.pipeCall, a.pipeIn, a.pipeOut, a.pipeLoop = call, in, nil, loop
 		a.withVia("|", func() { a.subshell(func() { a.stmt(s) }) })
 		switch {
 		case a.pipeOut != nil:
@@ -335,7 +345,7 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 			a.finding(CannotUndo, "irreversible", "runs code downloaded from the network in a shell", line)
 		}
 	}
-	a.pipeCall, a.pipeIn, a.pipeOut = oldCall, oldIn, oldOut
+	a.pipeCall, a.pipeIn, a.pipeOut, a.pipeLoop = oldCall, oldIn, oldOut, oldLoop
 }
 
 // lineFilters print some of their input lines, unchanged; the value

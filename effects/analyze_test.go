@@ -158,6 +158,8 @@ var analyzeTests = []struct {
 	{"find a -name '*.c' -o -name '*.h' | grep -v test | xargs -I{} mv {} b", summary{Cmds: l("find", "grep", "xargs", "mv"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.c (rg)", "/h/p/a/**/*.h (rg)"), Create: l("/h/p/b (r)"), Risk: WritesInside}},
 	{"find a -type f | xargs -i cp -p {} .", summary{Cmds: l("find", "xargs", "cp"), Read: l("/h/p/a (r)", "/h/p/a/** (g)"), Create: l("/h/p (r)"), Risk: WritesInside}},
 	{"ls | xargs -l1 -i{} rm {}", summary{Cmds: l("ls", "xargs", "rm"), Delete: l("<input> (d)"), Risk: Deletes}},
+	{"find a -name '*.tmp' | while IFS= read -r f; do rm -- \"$f\"; done", summary{Cmds: l("find", "read", "rm"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.tmp (g)"), Risk: Deletes}},
+	{"find a | while read f g; do rm \"$f\"; done", summary{Cmds: l("find", "read", "rm"), Read: l("/h/p/a (r)"), Delete: l("$f (d)"), Risk: Deletes}},
 	// but not through what changes the lines, or from find -exec.
 	{"find a | grep -c x | xargs rm", summary{Cmds: l("find", "grep", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("<input> (d)"), Risk: Deletes}},
 	{"find a | sort | uniq -c | xargs rm", summary{Cmds: l("find", "sort", "uniq", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("<input> (d)"), Risk: Deletes}},

@@ -2065,6 +2065,11 @@ func setVars(c *invocation) {
 	for _, o := range ops {
 		delete(c.a.vars, o.text)
 	}
+	if c.name == "read" && len(ops) == 1 && ops[0].lit && len(c.a.readIn) > 0 && !p.has("a", "u") {
+		// One whole line of a while loop's piped input (see pipeline).
+		c.a.vars[ops[0].text] = c.a.readIn
+		return
+	}
 	if c.name == "read" || c.name == "mapfile" || c.name == "readarray" {
 		name := "REPLY"
 		if c.name != "read" {
