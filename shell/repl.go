@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/term"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
@@ -40,15 +42,33 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 			m.log = slog.New(slog.NewTextHandler(f, nil))
 		}
 	}
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP)
+	m.tty = out
+	// bubbletea's own resize listener reads the output file while
+	// RestoreTerminal rewrites it after every run (a data race in
+	// bubbletea 1.3): hide that the output is a terminal and report the
+	// size from here instead.
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
 	defer signal.Stop(sig)
+	sendSize := func() {
+		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
+			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+		}
+	}
 	go func() {
-		select {
-		case <-sig:
-			p.Send(quitMsg{})
-		case <-ctx.Done():
+		sendSize()
+		for {
+			select {
+			case s := <-sig:
+				if s == syscall.SIGWINCH {
+					sendSize()
+					continue
+				}
+				p.Send(quitMsg{})
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	final, err := p.Run()
@@ -61,6 +81,11 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	}
 	return err
 }
+
+// writerOnly hides every method of a writer but Write.
+type writerOnly struct{ w io.Writer }
+
+func (w writerOnly) Write(b []byte) (int, error) { return w.w.Write(b) }
 
 // state is what the shell is doing.
 type state int
@@ -85,6 +110,7 @@ type model struct {
 	sty  *styles
 	keys KeyMap
 	log  *slog.Logger
+	tty  *os.File // the terminal scripts write to; nil in tests
 
 	state  state
 	width  int
@@ -543,9 +569,13 @@ type runExec struct {
 	out    *outcome
 }
 
-func (r *runExec) SetStdin(in io.Reader)   { r.spec.Stdin = in }
-func (r *runExec) SetStdout(out io.Writer) { r.spec.Stdout = out }
-func (r *runExec) SetStderr(w io.Writer)   { r.spec.Stderr = w }
+func (r *runExec) SetStdin(in io.Reader) { r.spec.Stdin = in }
+func (r *runExec) SetStdout(out io.Writer) {
+	if r.spec.Stdout == nil {
+		r.spec.Stdout = out
+	}
+}
+func (r *runExec) SetStderr(w io.Writer) { r.spec.Stderr = w }
 
 // Run runs the script; the outcome is kept for the callback.
 func (r *runExec) Run() error {
@@ -560,6 +590,9 @@ func (m *model) startRun() tea.Cmd {
 	r := &runExec{
 		ctx: m.ctx, e: m.e, prompt: m.req.prompt, script: m.art.Script, report: m.art.Report,
 		spec: OpenSpec{Dir: m.st.Dir, Env: m.st.Environ(), Network: net},
+	}
+	if m.tty != nil {
+		r.spec.Stdout = m.tty // the terminal itself, not the program's writer
 	}
 	return tea.Exec(r, func(err error) tea.Msg { return runDoneMsg{r.out, err} })
 }
@@ -705,10 +738,7 @@ func (m *model) View() string {
 			fmt.Fprintf(&b, "(search history)'%s': %s", m.query.view(m.cursor), found)
 			break
 		}
-		b.WriteString(m.promptView())
-		b.WriteString(m.routeBadge())
-		b.WriteString(" ")
-		b.WriteString(m.input.view(m.cursor))
+		b.WriteString(m.inputLine())
 	case stWaiting:
 		b.WriteString(m.sty.dim.Render(m.waitLabel + "…  (ctrl+c cancels)"))
 	case stReview:
@@ -748,7 +778,42 @@ func (m *model) View() string {
 	if m.status != "" {
 		b.WriteString("\n" + m.sty.dim.Render(m.status))
 	}
-	return b.String()
+	// Every line fits the width, so the inline renderer's idea of the
+	// view's height stays true.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width-1 {
+			lines[i] = ansi.Truncate(l, max(m.width-2, 1), "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// inputLine is the prompt, the route and the line, made to fit the width:
+// first the directory shrinks to its last element, then the model goes,
+// then the line scrolls so the cursor stays in view.
+func (m *model) inputLine() string {
+	badge := m.routeBadge()
+	model := m.sty.dim.Render("(" + effects.Escape(m.e.cfg.Model) + ")")
+	dir := m.st.Prompt()
+	n := len(m.input.r)
+	fits := func(prefix string) bool { return ansi.StringWidth(prefix)+n+2 <= m.width-1 }
+	prefix := m.sty.prompt.Render(dir) + " " + model + " " + badge + " "
+	if !fits(prefix) {
+		short := "…/" + filepath.Base(m.st.Dir)
+		prefix = m.sty.prompt.Render(short) + " " + model + " " + badge + " "
+		if !fits(prefix) {
+			prefix = m.sty.prompt.Render(short) + " " + badge + " "
+		}
+	}
+	avail := m.width - 2 - ansi.StringWidth(prefix)
+	if avail < 8 || n < avail {
+		return prefix + m.input.view(m.cursor)
+	}
+	// Scroll: show the part of the line around the cursor.
+	start := max(0, m.input.pos-avail+1)
+	win := lineInput{r: m.input.r[start:min(len(m.input.r), start+avail)], pos: m.input.pos - start}
+	return prefix + win.view(m.cursor)
 }
 
 // routeBadge shows where the line will go before Enter.
