@@ -140,8 +140,6 @@ const (
 	fieldBody    = "content" // name words, title and text: the main field
 	fieldText    = "text"    // the chunk's text, stored only, for snippets
 	fieldExt     = "ext"     // lower-case extension without the dot
-	fieldMTime   = "mtime"
-	fieldSize    = "size"
 	fieldLine    = "line" // stored: first line of the chunk
 )
 
@@ -169,18 +167,10 @@ func newMapping() mapping.IndexMapping {
 	kw.IncludeInAll = false
 	kw.IncludeTermVectors = false
 	kw.DocValues = false
-	num := mapping.NewNumericFieldMapping()
-	num.IncludeInAll = false
-	num.Store = false
-	num.DocValues = false
 	stored := mapping.NewNumericFieldMapping()
 	stored.Index = false
 	stored.IncludeInAll = false
 	stored.DocValues = false
-	date := mapping.NewDateTimeFieldMapping()
-	date.IncludeInAll = false
-	date.Store = false
-	date.DocValues = false
 
 	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(fieldPath, kw)
@@ -196,8 +186,6 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldBody, text(false, true))
 	doc.AddFieldMappingsAt(fieldText, storedText)
 	doc.AddFieldMappingsAt(fieldExt, kw)
-	doc.AddFieldMappingsAt(fieldMTime, date)
-	doc.AddFieldMappingsAt(fieldSize, num)
 	doc.AddFieldMappingsAt(fieldLine, stored)
 
 	m := bleve.NewIndexMapping()

@@ -494,8 +494,6 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 				fieldBody:    name + "\n" + r.title + "\n" + c.Text,
 				fieldText:    c.Text,
 				fieldExt:     ext,
-				fieldMTime:   r.info.ModTime(),
-				fieldSize:    float64(r.info.Size()),
 				fieldLine:    float64(c.Line),
 			}
 			if err := tb.Index(chunkID(r.path, c.Seq), doc); err != nil {

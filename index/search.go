@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bolt "go.etcd.io/bbolt"
 )
 
 // Mode selects how Search ranks files.
@@ -297,10 +299,20 @@ func (ix *Index) filterQueries(clauses []Clause, opt SearchOptions) (f filterSet
 		}
 		return bleve.NewDisjunctionQuery(qs...)
 	}
-	dateQ := func(after, before time.Time) query.Query {
-		q := bleve.NewDateRangeQuery(after, before)
-		q.SetField(fieldMTime)
-		return q
+	// Time and size are checked against the catalog after the search:
+	// indexed as bleve numbers they cost a fifth of the index.
+	addPost := func(p func(fileEntry) bool, occur Occur) {
+		if occur == MustNot {
+			f.post = append(f.post, func(e fileEntry) bool { return !p(e) })
+		} else {
+			f.post = append(f.post, p)
+		}
+	}
+	timeP := func(after, before time.Time) func(fileEntry) bool {
+		return func(e fileEntry) bool {
+			t := time.Unix(0, e.MTime)
+			return (after.IsZero() || t.After(after)) && (before.IsZero() || t.Before(before))
+		}
 	}
 	if opt.Dir != "" {
 		add(dirQ(opt.Dir), Must)
@@ -309,7 +321,7 @@ func (ix *Index) filterQueries(clauses []Clause, opt SearchOptions) (f filterSet
 		add(extQ(opt.Ext), Must)
 	}
 	if !opt.After.IsZero() || !opt.Before.IsZero() {
-		add(dateQ(opt.After, opt.Before), Must)
+		addPost(timeP(opt.After, opt.Before), Must)
 	}
 	now := ix.cfg.now()
 	for _, c := range clauses {
@@ -320,66 +332,125 @@ func (ix *Index) filterQueries(clauses []Clause, opt SearchOptions) (f filterSet
 			add(extQ(strings.Split(c.Text, ",")), c.Occur)
 		case filterAfter:
 			t, _ := parseDate(c.Text, now)
-			add(dateQ(t, time.Time{}), c.Occur)
+			addPost(timeP(t, time.Time{}), c.Occur)
 		case filterBefore:
 			t, _ := parseDate(c.Text, now)
-			add(dateQ(time.Time{}, t), c.Occur)
+			addPost(timeP(time.Time{}, t), c.Occur)
 		case filterSize:
 			lo, hi, _ := parseSizeRange(c.Text)
-			var min, max *float64
-			if lo >= 0 {
-				v := float64(lo)
-				min = &v
-			}
-			if hi >= 0 {
-				v := float64(hi)
-				max = &v
-			}
-			yes := true
-			q := bleve.NewNumericRangeInclusiveQuery(min, max, &yes, &yes)
-			q.SetField(fieldSize)
-			add(q, c.Occur)
+			addPost(func(e fileEntry) bool {
+				return (lo < 0 || e.Size >= lo) && (hi < 0 || e.Size <= hi)
+			}, c.Occur)
 		}
 	}
 	return f
 }
 
-type filterSet struct{ must, not []query.Query }
+// filterSet holds the restrictions of a search: bleve queries on the path
+// and extension, and predicates on the catalog entry (time, size).
+type filterSet struct {
+	must, not []query.Query
+	post      []func(fileEntry) bool
+}
 
-func (f filterSet) empty() bool { return len(f.must) == 0 && len(f.not) == 0 }
+func (f filterSet) empty() bool { return len(f.must) == 0 && len(f.not) == 0 && len(f.post) == 0 }
+
+// restrict wraps q in the bleve filters.
+func (f filterSet) restrict(q query.Query) query.Query {
+	if len(f.must) == 0 && len(f.not) == 0 {
+		return q
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(q)
+	b.AddMust(f.must...)
+	if len(f.not) > 0 {
+		b.AddMustNot(f.not...)
+	}
+	return b
+}
+
+// admit returns the paths whose catalog entries pass the predicates.
+func (ix *Index) admit(paths []string, post []func(fileEntry) bool) (map[string]bool, error) {
+	ok := map[string]bool{}
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketFiles)
+		for _, p := range paths {
+			v := b.Get([]byte(p))
+			if v == nil {
+				continue
+			}
+			var e fileEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			pass := true
+			for _, f := range post {
+				if !f(e) {
+					pass = false
+					break
+				}
+			}
+			ok[p] = pass
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	return ok, nil
+}
 
 // keyword runs the BM25 ranking and returns up to depth files.
 func (ix *Index) keyword(ctx context.Context, clauses []Clause, filters filterSet, depth int) ([]Hit, error) {
-	q := boolQuery(clauses, ix.cfg.weights)
-	if !filters.empty() {
-		b := bleve.NewBooleanQuery()
-		b.AddMust(q)
-		b.AddMust(filters.must...)
-		if len(filters.not) > 0 {
-			b.AddMustNot(filters.not...)
-		}
-		q = b
-	}
-	return ix.rankFiles(ctx, q, depth)
+	return ix.rankFiles(ctx, filters.restrict(boolQuery(clauses, ix.cfg.weights)), filters.post, depth)
 }
 
-// rankFiles runs q and keeps the best chunk of each file.
-func (ix *Index) rankFiles(ctx context.Context, q query.Query, depth int) ([]Hit, error) {
-	req := bleve.NewSearchRequestOptions(q, depth*2, 0, false)
-	res, err := ix.text.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
+// maxPostScan bounds the chunks read to fill a ranking when catalog
+// predicates (time, size) reject many hits.
+const maxPostScan = 200_000
+
+// rankFiles runs q and keeps the best chunk of each file whose catalog
+// entry passes post, reading further pages while predicates reject hits.
+func (ix *Index) rankFiles(ctx context.Context, q query.Query, post []func(fileEntry) bool, depth int) ([]Hit, error) {
 	var hits []Hit
 	seen := map[string]bool{}
-	for _, d := range res.Hits {
-		path, seq := splitChunkID(d.ID)
-		if seen[path] {
-			continue
+	page := depth * 2
+	if len(post) > 0 {
+		page = max(depth*8, 1000)
+	}
+	for from := 0; from < maxPostScan; from += page {
+		req := bleve.NewSearchRequestOptions(q, page, from, false)
+		res, err := ix.text.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		seen[path] = true
-		hits = append(hits, Hit{Path: path, Chunk: seq, Score: d.Score})
-		if len(hits) == depth {
+		var fresh []Hit
+		for _, d := range res.Hits {
+			path, seq := splitChunkID(d.ID)
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			fresh = append(fresh, Hit{Path: path, Chunk: seq, Score: d.Score})
+		}
+		if len(post) > 0 && len(fresh) > 0 {
+			paths := make([]string, len(fresh))
+			for i, h := range fresh {
+				paths[i] = h.Path
+			}
+			ok, err := ix.admit(paths, post)
+			if err != nil {
+				return nil, err
+			}
+			fresh = slices.DeleteFunc(fresh, func(h Hit) bool { return !ok[h.Path] })
+		}
+		for _, h := range fresh {
+			if len(hits) == depth {
+				return hits, nil
+			}
+			hits = append(hits, h)
+		}
+		if len(post) == 0 || len(res.Hits) < page || len(hits) == depth {
 			break
 		}
 	}
@@ -417,19 +488,28 @@ func (ix *Index) semantic(ctx context.Context, clauses []Clause, filters filterS
 		for i, s := range near {
 			ids[i] = s.id
 		}
-		b := bleve.NewBooleanQuery()
-		b.AddMust(bleve.NewDocIDQuery(ids))
-		b.AddMust(filters.must...)
-		if len(filters.not) > 0 {
-			b.AddMustNot(filters.not...)
-		}
-		res, err := ix.text.SearchInContext(ctx, bleve.NewSearchRequestOptions(b, len(ids), 0, false))
+		q := filters.restrict(bleve.NewDocIDQuery(ids))
+		res, err := ix.text.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, len(ids), 0, false))
 		if err != nil {
 			return nil, fmt.Errorf("filter semantic hits: %w", err)
 		}
 		allowed = map[string]bool{}
+		var paths []string
 		for _, d := range res.Hits {
 			allowed[d.ID] = true
+			p, _ := splitChunkID(d.ID)
+			paths = append(paths, p)
+		}
+		if len(filters.post) > 0 {
+			ok, err := ix.admit(paths, filters.post)
+			if err != nil {
+				return nil, err
+			}
+			for id := range allowed {
+				if p, _ := splitChunkID(id); !ok[p] {
+					delete(allowed, id)
+				}
+			}
 		}
 	}
 	var hits []Hit
