@@ -140,7 +140,7 @@ const (
 	fieldBody    = "content" // name words, title and text: the main field
 	fieldText    = "text"    // the chunk's text, stored only, for snippets
 	fieldExt     = "ext"     // lower-case extension without the dot
-	fieldLine    = "line" // stored: first line of the chunk
+	fieldLine    = "line"    // stored: first line of the chunk
 )
 
 // The analyzer of all text fields: English with stemming and stop words,
