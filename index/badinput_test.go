@@ -72,8 +72,18 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("Add: %v", err)
 	}
 	reasons := map[string]string{}
+	causes := map[string]error{}
 	for _, s := range st.Skipped {
 		reasons[filepath.Base(s.Path)] = s.Reason
+		causes[filepath.Base(s.Path)] = s.Err
+	}
+	for name, want := range map[string]error{
+		"binary.txt": ErrBinary, "huge.txt": ErrTooLarge, "corrupt.pdf": ErrCorrupt,
+		"corrupt.docx": ErrCorrupt, "fifo.txt": ErrNotRegular, "loop-a": syscall.ELOOP,
+	} {
+		if !errors.Is(causes[name], want) {
+			t.Errorf("%s: cause %v, want errors.Is %v", name, causes[name], want)
+		}
 	}
 	want := map[string]string{
 		"binary.txt":   "binary",

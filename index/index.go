@@ -337,6 +337,10 @@ type Status struct {
 type Skipped struct {
 	Path   string
 	Reason string
+	// Err is the cause during an indexing run (test it with errors.Is
+	// against ErrBinary, ErrTooLarge, ErrNotRegular, ErrCorrupt, fs errors).
+	// Status reads skips back from the catalog and has only Reason.
+	Err error `json:"-"`
 }
 
 // Status reports what the index holds.

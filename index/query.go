@@ -54,6 +54,7 @@ type ParseError struct {
 	Msg string
 }
 
+// Error describes the fault and its position.
 func (e *ParseError) Error() string { return fmt.Sprintf("query at %d: %s", e.Pos, e.Msg) }
 
 // qtoken is a lexical token of the query language.

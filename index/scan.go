@@ -259,7 +259,7 @@ func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
 		for _, root := range roots {
 			err := ix.walk(ctx, allRoots, root, func(path string, fi fs.FileInfo, skip error) {
 				if fi == nil && skip != nil { // a directory or link we could not enter
-					walkSkips = append(walkSkips, Skipped{Path: path, Reason: skip.Error()})
+					walkSkips = append(walkSkips, Skipped{Path: path, Reason: skip.Error(), Err: skip})
 					if e, ok := known[path]; ok && e.Skip != "" {
 						seen[path] = true
 					}
@@ -562,7 +562,7 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 		case r.vanished && r.old != nil:
 			stats.Removed++
 		case r.skip != nil:
-			stats.Skipped = append(stats.Skipped, Skipped{Path: r.path, Reason: r.skip.Error()})
+			stats.Skipped = append(stats.Skipped, Skipped{Path: r.path, Reason: r.skip.Error(), Err: r.skip})
 		default:
 			stats.Indexed++
 			stats.Chunks += len(r.chunks)

@@ -32,6 +32,7 @@ const (
 	Hybrid
 )
 
+// String names the mode as nash find's flags do.
 func (m Mode) String() string {
 	switch m {
 	case Keyword:
