@@ -171,6 +171,10 @@ func TestExtract(t *testing.T) {
 		{"a.docx", makeDOCX("First para", "Second para"), FormatDOCX, "First para", []string{"First para\nSecond para"}, nil, nil},
 		{"a.odt", makeODT("Eins", "Zwei"), FormatODT, "Eins", []string{"Eins\nZwei"}, nil, nil},
 		{"a.pdf", makePDF("Hello PDF world"), FormatPDF, "", []string{"Hello PDF world"}, nil, nil},
+		// TeX sets words apart with TJ gaps and lines with Td moves, not
+		// with space characters; small TJ numbers are kerning.
+		{"tex.pdf", makePDFContent("BT /F1 10 Tf 72 720 Td [(Measuremen)27(ts)-333(of)-333(glacier)]TJ 0 -12 Td [(retreat)-333(in)]TJ 30 0 Td (the)Tj 1 0 0 1 72 600 Tm (Alps)Tj ET\n"),
+			FormatPDF, "", []string{"Measurements of glacier\nretreat in the\nAlps"}, []string{"Measuremen ts", "glacierretreat"}, nil},
 		{"a.pdf", []byte("%PDF-1.7 nonsense"), "", "", nil, nil, ErrCorrupt},
 		{"a.pdf", makePDF("x")[:200], "", "", nil, nil, ErrCorrupt},
 		{"a.docx", []byte("not a zip"), "", "", nil, nil, ErrCorrupt},

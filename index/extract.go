@@ -338,15 +338,111 @@ func extractPDF(data []byte) (Document, error) {
 		return Document{}, err
 	}
 	var b strings.Builder
-	for i, p := range pages {
-		text, err := p.GetPlainText(nil)
-		if err != nil {
-			return Document{}, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
-		}
-		b.WriteString(text)
+	for _, p := range pages {
+		pdfPageText(&b, p)
 		b.WriteByte('\n')
 	}
 	return Document{Format: FormatPDF, Text: toValidUTF8([]byte(b.String()))}, nil
+}
+
+// tjWordGap is the TJ adjustment, in thousandths of an em, read as a space
+// between words: TeX and most typesetters move words apart with TJ numbers
+// or Td moves instead of space characters, which the library's
+// GetPlainText drops, gluing words together.
+const tjWordGap = 180
+
+// pdfPageText writes the text of a page: Tj/TJ strings decoded with their
+// font, a space for large TJ gaps and horizontal moves, a newline for
+// vertical moves.
+func pdfPageText(b *strings.Builder, p pdf.Page) {
+	fonts := map[string]pdf.TextEncoding{}
+	for _, name := range p.Fonts() {
+		f := p.Font(name)
+		fonts[name] = f.Encoder()
+	}
+	var enc pdf.TextEncoding
+	last := byte('\n')
+	write := func(s string) {
+		if s == "" {
+			return
+		}
+		b.WriteString(s)
+		last = s[len(s)-1]
+	}
+	space := func() {
+		if last != ' ' && last != '\n' {
+			write(" ")
+		}
+	}
+	newline := func() {
+		if last != '\n' {
+			write("\n")
+		}
+	}
+	show := func(raw string) {
+		if enc == nil {
+			write(raw)
+			return
+		}
+		write(enc.Decode(raw))
+	}
+	y := 0.0 // the line's vertical position, enough to tell new lines
+	pdf.Interpret(p.V.Key("Contents"), func(stk *pdf.Stack, op string) {
+		args := make([]pdf.Value, stk.Len())
+		for i := len(args) - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "BT":
+			space()
+			y = 0 // BT resets the text matrix
+		case "ET":
+			space()
+		case "Tf":
+			if len(args) == 2 {
+				enc = fonts[args[0].Name()]
+			}
+		case "Td", "TD":
+			if len(args) == 2 {
+				if ty := args[1].Float64(); ty != 0 {
+					newline()
+					y += ty
+				} else {
+					space()
+				}
+			}
+		case "Tm":
+			if len(args) == 6 {
+				if f := args[5].Float64(); f != y {
+					newline()
+					y = f
+				} else {
+					space()
+				}
+			}
+		case "T*":
+			newline()
+		case "Tj", "'", "\"":
+			if op != "Tj" {
+				newline()
+			}
+			if len(args) > 0 {
+				show(args[len(args)-1].RawString())
+			}
+		case "TJ":
+			if len(args) == 1 {
+				v := args[0]
+				for i := 0; i < v.Len(); i++ {
+					x := v.Index(i)
+					if x.Kind() == pdf.String {
+						show(x.RawString())
+					} else if x.Float64() <= -tjWordGap {
+						space()
+					}
+				}
+			}
+		}
+	})
 }
 
 // Bounds of the page tree walk.

@@ -43,11 +43,17 @@ func makePDF(lines ...string) []byte {
 		fmt.Fprintf(&content, "(%s) Tj T*\n", l)
 	}
 	content.WriteString("ET\n")
+	return makePDFContent(content.String())
+}
+
+// makePDFContent returns a one-page PDF with the given content stream and
+// Helvetica as font /F1.
+func makePDFContent(content string) []byte {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", content.Len(), content.String()),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
 	var b bytes.Buffer
