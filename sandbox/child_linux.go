@@ -101,7 +101,15 @@ func buildRoot(cfg *childConfig, r *childResult) error {
 	}
 	for _, h := range p.Hide {
 		target := root + h
-		if _, err := os.Lstat(target); err != nil {
+		fi, err := os.Lstat(target)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			// A socket: /dev/null in its place refuses connections.
+			if err := unix.Mount("/dev/null", target, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("hide %s: %w", h, err)
+			}
 			continue
 		}
 		if err := unix.Mount("nash-hidden", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=4k"); err != nil {
@@ -393,6 +401,11 @@ func runScript(cfg *childConfig) (int, error) {
 			code = 128 + int(ws.Signal())
 		}
 		killAll()
+		// Nothing of the sandbox writes any more: let the parent's copies
+		// of the script's output reach their end before the report.
+		for fd := 0; fd <= 2; fd++ {
+			_ = unix.Close(fd)
+		}
 		return code, nil
 	}
 }

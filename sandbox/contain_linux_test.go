@@ -248,3 +248,29 @@ func sortedCopy(s []string) []string {
 	}
 	return c
 }
+
+// TestUnixSocketsHiddenWithoutNetwork checks that a host daemon's socket in
+// the runtime dir (XDG_RUNTIME_DIR, where dbus, ssh-agent and systemd --user
+// live) cannot be reached when the network is off, and can with it on (the
+// control).
+func TestUnixSocketsHiddenWithoutNetwork(t *testing.T) {
+	runtimeDir := t.TempDir()
+	sock := filepath.Join(runtimeDir, "daemon.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	script := "test -S " + sock + " && echo VISIBLE"
+	e := newEnv(t, Env(env))
+	e.run(script)
+	if strings.Contains(e.stdout.String(), "VISIBLE") {
+		t.Fatalf("the host socket %s is visible with the network off", sock)
+	}
+	e2 := newEnv(t, Env(env), Network(true))
+	e2.run(script)
+	if !strings.Contains(e2.stdout.String(), "VISIBLE") {
+		t.Fatalf("control: the host socket is not visible even with the network on; stderr %q", e2.stderr.String())
+	}
+}

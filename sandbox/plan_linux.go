@@ -46,7 +46,7 @@ type mountPlan struct {
 	Ops      []mountOp `json:"ops"`
 	Layers   []layer   `json:"layers"`
 	ReadOnly []string  `json:"read_only,omitempty"` // paths that stay read-only inside
-	Hide     []string  `json:"hide,omitempty"`      // paths covered by an empty read-only tmpfs
+	Hide     []string  `json:"hide,omitempty"`      // dirs covered by an empty read-only tmpfs, sockets by /dev/null
 	// Broken, set only by tests, is a path whose overlay is made to fail.
 	Broken string `json:"broken,omitempty"`
 }

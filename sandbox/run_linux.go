@@ -246,6 +246,21 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	// The script must not see (or change) nash's own state, and the
 	// overlays' upper dirs live inside it.
 	plan.Hide = append(plan.Hide, s.stateDir)
+	if !s.network {
+		// A network namespace does not isolate path-based Unix sockets:
+		// without the network, host daemons are out of reach too.
+		hide := []string{fmt.Sprintf("/run/user/%d", os.Getuid()), "/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket"}
+		for _, kv := range s.env {
+			if v, ok := strings.CutPrefix(kv, "XDG_RUNTIME_DIR="); ok && filepath.IsAbs(v) {
+				hide = append(hide, filepath.Clean(v))
+			}
+		}
+		for _, p := range hide {
+			if fi, err := os.Lstat(p); err == nil && (fi.IsDir() || fi.Mode()&os.ModeSocket != 0) {
+				plan.Hide = append(plan.Hide, p)
+			}
+		}
+	}
 	return plan, scratch, nil
 }
 
@@ -261,12 +276,110 @@ func (s *Sandbox) hot(point string) bool {
 	return false
 }
 
+// stdinChunks starts, once per Sandbox, the goroutine that reads a stdin
+// that is not a file, so that successive runs take their input from it in
+// order instead of racing for it.
+func (s *Sandbox) stdinChunks(in io.Reader) <-chan []byte {
+	s.stdinOnce.Do(func() {
+		ch := make(chan []byte)
+		s.stdinCh = ch
+		go func() {
+			defer close(ch)
+			for {
+				buf := make([]byte, 32<<10)
+				n, err := in.Read(buf)
+				if n > 0 {
+					ch <- buf[:n]
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	return s.stdinCh
+}
+
 // child is a started sandbox init, waiting for its config.
 type child struct {
 	cmd  *exec.Cmd
 	cfgW *os.File
 	resR *os.File
 	done chan error // yields cmd.Wait's result once the namespaces are gone
+	// copied yield when the script's output has been copied whole to
+	// writers that are not files.
+	copied []chan struct{}
+	// ended is closed when the run is over, to stop forwarding stdin.
+	ended chan struct{}
+}
+
+// stdio gives the init the sandbox's streams: files directly, anything
+// else through a pipe and a copying goroutine. It returns the pipe ends to
+// close once the init has started, and the copies to wait for.
+func (s *Sandbox) stdio(cmd *exec.Cmd, ended <-chan struct{}) (closeAfter []*os.File, copied []chan struct{}, err error) {
+	switch in := s.stdin.(type) {
+	case nil:
+	case *os.File:
+		cmd.Stdin = in
+	default:
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		cmd.Stdin = r
+		closeAfter = append(closeAfter, r)
+		chunks := s.stdinChunks(in)
+		go func() {
+			// Forward until the input ends or the run does; input that
+			// arrives later is left for the next run.
+			defer w.Close()
+			for {
+				select {
+				case <-ended:
+					return
+				case b, ok := <-chunks:
+					if !ok {
+						return
+					}
+					if _, err := w.Write(b); err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	out := func(dst io.Writer) (*os.File, error) {
+		if f, ok := dst.(*os.File); ok || dst == nil {
+			return f, nil
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		closeAfter = append(closeAfter, w)
+		done := make(chan struct{})
+		copied = append(copied, done)
+		go func() {
+			_, _ = io.Copy(dst, r)
+			r.Close()
+			close(done)
+		}()
+		return w, nil
+	}
+	if cmd.Stdout, err = out(s.stdout); err != nil {
+		return nil, nil, err
+	}
+	if cmd.Stderr, err = out(s.stderr); err != nil {
+		return nil, nil, err
+	}
+	// A nil *os.File in an interface is not nil: unset those.
+	if f, ok := cmd.Stdout.(*os.File); ok && f == nil {
+		cmd.Stdout = nil
+	}
+	if f, ok := cmd.Stderr.(*os.File); ok && f == nil {
+		cmd.Stderr = nil
+	}
+	return closeAfter, copied, nil
 }
 
 // spawn starts the sandbox init in its new namespaces. It waits on its
@@ -286,7 +399,15 @@ func (s *Sandbox) spawn() (*child, error) {
 	cmd := exec.Command(s.exe)
 	cmd.Args = []string{"nash-sandbox"}
 	cmd.Env = []string{childEnv + "=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.stdout, s.stderr
+	ended := make(chan struct{})
+	closeAfter, copied, err := s.stdio(cmd, ended)
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		resR.Close()
+		resW.Close()
+		return nil, err
+	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if !s.network {
@@ -332,16 +453,21 @@ func (s *Sandbox) spawn() (*child, error) {
 	err = <-started
 	cfgR.Close()
 	resW.Close()
+	for _, f := range closeAfter {
+		f.Close()
+	}
 	if err != nil {
+		close(ended)
 		cfgW.Close()
 		resR.Close()
 		return nil, unavailable(err)
 	}
-	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done}, nil
+	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}, nil
 }
 
 // kill stops the init and waits until it is gone.
 func (c *child) kill() {
+	close(c.ended)
 	c.cfgW.Close()
 	_ = c.cmd.Process.Kill()
 	<-c.done
@@ -353,6 +479,7 @@ func (c *child) kill() {
 // when the namespaces are torn down.
 func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-chan error, error) {
 	defer c.resR.Close()
+	defer close(c.ended)
 	werr := gob.NewEncoder(c.cfgW).Encode(cfg)
 	c.cfgW.Close()
 	// The init closes the result pipe right before it exits; reading to
@@ -374,6 +501,10 @@ func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-c
 		_ = c.cmd.Process.Kill()
 		<-c.done
 		return nil, nil, fmt.Errorf("send sandbox config: %w", werr)
+	}
+	// The init closed its stdio before reporting, so the copies end now.
+	for _, d := range c.copied {
+		<-d
 	}
 	var res childResult
 	if jerr := gob.NewDecoder(bytes.NewReader(out)).Decode(&res); jerr != nil {

@@ -87,6 +87,9 @@ type Sandbox struct {
 	// the sweeps under way, for Close.
 	sweeping sync.Mutex
 	sweeps   sync.WaitGroup
+	// stdinCh carries a non-file stdin to one run after another.
+	stdinOnce sync.Once
+	stdinCh   chan []byte
 }
 
 // Option configures a Sandbox.
