@@ -19,14 +19,16 @@ dir=$(mktemp -d /tmp/nash-unprivileged.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 
-# Test binaries, and what they read, where the user can read them.
+# Test binaries, and what they read, where the user can read them, laid
+# out as in the repository (tests find ../../examples and testdata/).
 pkgs=(sandbox cmd/nash)
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
-  mkdir -p "$dir/$name"
-  go test -c -race -o "$dir/$name/$name.test" "./$p"
-  if [ -d "$p/testdata" ]; then cp -r "$p/testdata" "$dir/$name/"; fi
+  mkdir -p "$dir/$p"
+  go test -c -race -o "$dir/$p/$name.test" "./$p"
+  if [ -d "$p/testdata" ]; then cp -r "$p/testdata" "$dir/$p/"; fi
 done
+cp -r examples "$dir/"
 if [ -d ../shared/data ]; then
   mkdir -p "$dir/data"
   cp -r ../shared/data/. "$dir/data/"
@@ -37,7 +39,7 @@ status=0
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
   echo "== $p as $user (uid $(id -u "$user"))"
-  if ! (cd "$dir/$name" && setpriv --reuid "$user" --regid "$user" --init-groups \
+  if ! (cd "$dir/$p" && setpriv --reuid "$user" --regid "$user" --init-groups \
       env -i HOME="$home" USER="$user" PATH="$PATH" TMPDIR=/tmp CI="${CI:-}" NASH_DATA="$dir/data" \
       "./$name.test" -test.timeout 40m ${NASH_TEST_FLAGS:-} 2>&1); then
     status=1
