@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/nash-shell/nash/internal/intercode"
+	"github.com/nash-shell/nash/planner"
+)
+
+// replayOpts returns planner options that answer each InterCode-ALFA query
+// with answer(task).
+func replayOpts(t *testing.T, data string, answer func(intercode.Task) string) []planner.Option {
+	t.Helper()
+	tasks, err := intercode.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byQuery := map[string]intercode.Task{}
+	for _, tk := range tasks {
+		byQuery[tk.Query] = tk
+	}
+	return []planner.Option{planner.Respond("replay", func(_ context.Context, req planner.Request, _ int) (string, error) {
+		tk, ok := byQuery[req.Prompt]
+		if !ok {
+			t.Errorf("replay: unknown query %q", req.Prompt)
+			return "", nil
+		}
+		b, err := json.Marshal(map[string]string{"script": answer(tk), "explanation": "replayed"})
+		return string(b), err
+	})}
+}
+
+// TestEvalInterCodeJSON runs the first tasks with a replay that answers
+// the gold command for even-numbered tasks and `true` for odd ones, and
+// checks the verdicts and the scores that --json prints.
+func TestEvalInterCodeJSON(t *testing.T) {
+	data := dataDir(t, "intercode-alfa")
+	answer := func(tk intercode.Task) string {
+		if tk.Index%2 == 0 {
+			return tk.Gold
+		}
+		return "true"
+	}
+	var out, errb bytes.Buffer
+	o := evalOptions{data: data, json: true, limit: 6, workDir: t.TempDir(), plannerOpts: replayOpts(t, data, answer)}
+	if err := runEvalInterCode(context.Background(), o, stdio{in: strings.NewReader(""), out: &out, err: &errb}); err != nil {
+		t.Fatalf("eval: %v\n%s", err, errb.String())
+	}
+	var res evalJSON
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out.String())
+	}
+	if res.Benchmark != "intercode-alfa" || res.Model != "replay" || len(res.Tasks) != 6 {
+		t.Fatalf("benchmark %q, model %q, %d tasks; want intercode-alfa, replay, 6", res.Benchmark, res.Model, len(res.Tasks))
+	}
+	verdict := map[string]bool{}
+	correct := 0
+	for _, tr := range res.Tasks {
+		verdict[tr.ID] = tr.Correct
+		if tr.Correct {
+			correct++
+		}
+	}
+	// fs1/0 "ls" answered with "ls"; fs1/1 "ls -a", fs1/3 cp and fs1/5
+	// mkdir answered with "true". (fs1/2 is lsof: its output varies.)
+	for id, want := range map[string]bool{"fs1/0": true, "fs1/1": false, "fs1/3": false, "fs1/4": true, "fs1/5": false} {
+		if got, ok := verdict[id]; !ok || got != want {
+			t.Errorf("%s: correct = %v (present %v), want %v", id, got, ok, want)
+		}
+	}
+	if res.Overall.Total != 6 || res.Overall.Correct != correct {
+		t.Errorf("overall %+v, want %d/6", res.Overall, correct)
+	}
+	sum := 0
+	for _, d := range res.ByDifficulty {
+		sum += d.Total
+		if d.Difficulty == nil || d.Name == "" {
+			t.Errorf("difficulty score without level or name: %+v", d)
+		}
+	}
+	if sum != 6 {
+		t.Errorf("per-difficulty totals add up to %d, want 6", sum)
+	}
+	for _, want := range []string{"[1/6] fs1/0   ok", "[2/6] fs1/1   WRONG", "[6/6] fs1/5"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("progress on stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+// TestEvalInterCodeText checks the plain report.
+func TestEvalInterCodeText(t *testing.T) {
+	data := dataDir(t, "intercode-alfa")
+	var out, errb bytes.Buffer
+	o := evalOptions{data: data, limit: 2, workDir: t.TempDir(),
+		plannerOpts: replayOpts(t, data, func(tk intercode.Task) string { return tk.Gold })}
+	if err := runEvalInterCode(context.Background(), o, stdio{in: strings.NewReader(""), out: &out, err: &errb}); err != nil {
+		t.Fatalf("eval: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"InterCode-ALFA, model replay", "overall", "100.0%  (2/2)", "easy (0)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestEvalNoProvider: with no model answering, nash eval prints the
+// planner's setup help and exits with the planner's code, no stack trace.
+func TestEvalNoProvider(t *testing.T) {
+	data := dataDir(t, "intercode-alfa")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"refused", []string{"--model", "ollama:qwen2.5-coder:7b"}, []string{"OLLAMA_HOST=http://" + closed}},
+		{"default model from NASH_MODEL", nil, []string{"NASH_MODEL=ollama", "OLLAMA_HOST=http://" + closed}},
+		{"unknown provider", []string{"--model", "nosuch:model"}, nil},
+		{"missing key", []string{"--model", "openai:gpt-4o-mini"}, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL="}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := newNash(t, t.TempDir())
+			n.env = append([]string{"TMPDIR=" + t.TempDir()}, tt.env...)
+			args := append([]string{"eval", "intercode-alfa", "--data", data, "--limit", "3"}, tt.args...)
+			out, errOut, code := n.run("", args...)
+			if code != exitPlanner {
+				t.Errorf("exit code %d, want %d; stdout %q; stderr %q", code, exitPlanner, out, errOut)
+			}
+			if !strings.Contains(errOut, "set up a model provider") {
+				t.Errorf("stderr lacks the setup help: %q", errOut)
+			}
+			if strings.Contains(errOut, "goroutine ") || strings.Contains(errOut, "panic") {
+				t.Errorf("stderr has a stack trace: %q", errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+		})
+	}
+}
+
+// TestEvalUsage: bad command lines exit 2.
+func TestEvalUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"eval"},
+		{"eval", "intercode-alfa"},
+		{"eval", "intercode-alfa", "--data", "x", "--limit", "-1"},
+		{"eval", "intercode-alfa", "--nosuchflag"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != exitUsage {
+			t.Errorf("nash %v: exit %d, want %d; stderr %q", args, code, exitUsage, errb.String())
+		}
+	}
+}

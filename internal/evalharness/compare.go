@@ -1,0 +1,235 @@
+package evalharness
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/nash-shell/nash/effects"
+)
+
+// maxDiffs is how many differences a reason names.
+const maxDiffs = 3
+
+// compare describes how run b differs from run a, or returns "" when they
+// are equivalent (see the package doc). na and nb name the runs.
+func (h *harness) compare(a, b *execution, na, nb string) (string, error) {
+	var diffs []string
+	switch {
+	case a.timedOut && b.timedOut:
+		return "", nil
+	case a.timedOut:
+		return fmt.Sprintf("the %s command timed out after %s", na, h.timeout), nil
+	case b.timedOut:
+		return fmt.Sprintf("the %s command timed out after %s", nb, h.timeout), nil
+	}
+	fd, err := h.compareChanges(a, b, na, nb)
+	if err != nil {
+		return "", err
+	}
+	diffs = append(diffs, fd...)
+	if d := compareOutput(a.output, b.output); d != "" {
+		diffs = append(diffs, fmt.Sprintf("output differs: %s %s, %s %s", na, describe(a.output, d, h.show), nb, describe(b.output, d, h.show)))
+	}
+	if len(diffs) == 0 {
+		return "", nil
+	}
+	if len(diffs) > maxDiffs {
+		diffs = append(diffs[:maxDiffs], fmt.Sprintf("and %d more", len(diffs)-maxDiffs))
+	}
+	msg := strings.Join(diffs, "; ")
+	if a.exitCode != b.exitCode {
+		msg += fmt.Sprintf(" (%s exited %d, %s %d)", na, a.exitCode, nb, b.exitCode)
+	}
+	return msg, nil
+}
+
+// relevant drops what the comparison ignores: directories whose only
+// change is their modification time.
+func relevant(cs *effects.ChangeSet) map[string]effects.Change {
+	out := map[string]effects.Change{}
+	for _, c := range cs.Changes {
+		if c.Kind == effects.MetaChanged && c.After != nil && c.After.Type == effects.TypeDir &&
+			len(c.Meta) == 1 && c.Meta[0] == "mtime" {
+			continue
+		}
+		out[c.Path] = c
+	}
+	return out
+}
+
+// compareChanges lists the differences between two runs' file system
+// changes.
+func (h *harness) compareChanges(a, b *execution, na, nb string) ([]string, error) {
+	ca, cb := relevant(a.changes), relevant(b.changes)
+	var paths []string
+	for p := range ca {
+		paths = append(paths, p)
+	}
+	for p := range cb {
+		if _, ok := ca[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	var diffs []string
+	for _, p := range paths {
+		x, inA := ca[p]
+		y, inB := cb[p]
+		switch {
+		case !inB:
+			diffs = append(diffs, fmt.Sprintf("%s %s %s, %s did not", na, x.Kind, h.show(p), nb))
+			continue
+		case !inA:
+			diffs = append(diffs, fmt.Sprintf("%s %s %s, %s did not", nb, y.Kind, h.show(p), na))
+			continue
+		case x.Kind != y.Kind:
+			diffs = append(diffs, fmt.Sprintf("%s: %s by %s, %s by %s", h.show(p), x.Kind, na, y.Kind, nb))
+			continue
+		}
+		if d := compareObjects(x.After, y.After); d != "" {
+			diffs = append(diffs, fmt.Sprintf("%s: %s", h.show(p), d))
+			continue
+		}
+		if x.After == nil || x.After.Type != effects.TypeFile {
+			continue
+		}
+		fa, okA := a.newVersion(p)
+		fb, okB := b.newVersion(p)
+		if !okA || !okB {
+			return nil, fmt.Errorf("compare %s: the new version of a changed file is missing", p)
+		}
+		same, err := sameFile(fa, fb)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s: %w", p, err)
+		}
+		if !same {
+			diffs = append(diffs, fmt.Sprintf("%s: contents differ", h.show(p)))
+		}
+	}
+	return diffs, nil
+}
+
+// compareObjects describes how two after-states differ in type,
+// permissions, owner or symlink target.
+func compareObjects(x, y *effects.Object) string {
+	switch {
+	case x == nil && y == nil:
+		return ""
+	case x == nil || y == nil:
+		return "one exists afterwards, the other does not"
+	case x.Type != y.Type:
+		return fmt.Sprintf("becomes a %s in one run, a %s in the other", x.Type, y.Type)
+	case x.Mode != y.Mode:
+		return fmt.Sprintf("mode %v in one run, %v in the other", x.Mode, y.Mode)
+	case x.UID != y.UID || x.GID != y.GID:
+		return fmt.Sprintf("owner %d:%d in one run, %d:%d in the other", x.UID, x.GID, y.UID, y.GID)
+	case x.Target != y.Target:
+		return fmt.Sprintf("links to %q in one run, %q in the other", x.Target, y.Target)
+	}
+	return ""
+}
+
+// sameFile reports whether two files hold the same bytes.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	sa, err := fa.Stat()
+	if err != nil {
+		return false, err
+	}
+	sb, err := fb.Stat()
+	if err != nil {
+		return false, err
+	}
+	if sa.Size() != sb.Size() {
+		return false, nil
+	}
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if ea != nil || eb != nil {
+			if (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF) {
+				return true, nil
+			}
+			if ea != nil && ea != io.EOF && ea != io.ErrUnexpectedEOF {
+				return false, ea
+			}
+			if eb != nil && eb != io.EOF && eb != io.ErrUnexpectedEOF {
+				return false, eb
+			}
+			return false, nil
+		}
+	}
+}
+
+// normalize removes trailing spaces, tabs and carriage returns from every
+// line and drops trailing empty lines.
+func normalize(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compareOutput returns "" when two outputs are equivalent, else the first
+// line where they differ, as "line N", or "size" when only length and hash
+// can tell.
+func compareOutput(a, b captured) string {
+	if !a.whole || !b.whole {
+		if a.n == b.n && a.sum == b.sum {
+			return ""
+		}
+		return "size"
+	}
+	x, y := normalize(a.head), normalize(b.head)
+	if x == y {
+		return ""
+	}
+	lx, ly := strings.Split(x, "\n"), strings.Split(y, "\n")
+	for i := 0; ; i++ {
+		if i >= len(lx) || i >= len(ly) || lx[i] != ly[i] {
+			return fmt.Sprintf("line %d", i+1)
+		}
+	}
+}
+
+// describe summarises an output for a reason: its line count and the line
+// where a difference was found, passed through show.
+func describe(c captured, where string, show func(string) string) string {
+	if !c.whole {
+		return fmt.Sprintf("%d bytes", c.n)
+	}
+	s := normalize(c.head)
+	if s == "" {
+		return "printed nothing"
+	}
+	lines := strings.Split(s, "\n")
+	var n int
+	if _, err := fmt.Sscanf(where, "line %d", &n); err != nil || n < 1 {
+		return fmt.Sprintf("%d line(s)", len(lines))
+	}
+	if n > len(lines) {
+		return fmt.Sprintf("%d line(s), nothing at line %d", len(lines), n)
+	}
+	return fmt.Sprintf("%d line(s), line %d %q", len(lines), n, clip(show(lines[n-1]), 100))
+}
