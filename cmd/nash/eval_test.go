@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,7 +113,10 @@ func TestEvalInterCodeText(t *testing.T) {
 // TestEvalNoProvider: with no model answering, nash eval prints the
 // planner's setup help and exits with the planner's code, no stack trace.
 func TestEvalNoProvider(t *testing.T) {
-	data := dataDir(t, "intercode-alfa")
+	data, err := filepath.Abs(dataDir(t, "intercode-alfa")) // nash runs elsewhere
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -128,6 +128,7 @@ func newRootCmd(io stdio) *cobra.Command {
 		newIndexCmd(io),
 		newFindCmd(io),
 		newInitCmd(io),
+		newEvalCmd(io),
 	)
 	return root
 }
