@@ -628,22 +628,41 @@ func (ix *Index) fillSnippets(ctx context.Context, clauses []Clause, hits []Hit)
 // snippetWidth is the length of a snippet in bytes.
 const snippetWidth = 160
 
-// snippet returns the part of text around the window of tokens holding the
-// most distinct query terms.
+// snippet returns the part of text around the window of words holding
+// the most distinct query terms. A word matches a term when it starts with
+// the term's stem ("archiving" matches "archiv"): cheaper than analysing
+// every chunk shown, and close enough to place a snippet.
 func (ix *Index) snippet(text string, terms map[string]bool) string {
 	if len(terms) == 0 {
 		return snippetAround(text, 0, snippetWidth)
 	}
-	toks := ix.analyzer.Analyze([]byte(text))
 	type match struct {
 		start int
 		term  string
 	}
 	var ms []match
-	for _, t := range toks {
-		if terms[string(t.Term)] {
-			ms = append(ms, match{t.Start, string(t.Term)})
+	start := -1
+	check := func(end int) {
+		w := strings.ToLower(text[start:end])
+		for t := range terms {
+			if strings.HasPrefix(w, t) {
+				ms = append(ms, match{start, t})
+				break
+			}
 		}
+	}
+	for i, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			check(i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		check(len(text))
 	}
 	if len(ms) == 0 {
 		return snippetAround(text, 0, snippetWidth)
