@@ -32,8 +32,11 @@ func newEvalCmd(io stdio) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval BENCHMARK",
 		Short: "measure the planner with a model on a benchmark",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Sprintf("eval: unknown benchmark %q (known: intercode-alfa)", args[0])}
+			}
 			return usageError{"eval: name a benchmark: nash eval intercode-alfa --data DIR"}
 		},
 	}

@@ -159,6 +159,7 @@ func TestEvalNoProvider(t *testing.T) {
 func TestEvalUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval"},
+		{"eval", "nosuch-benchmark"},
 		{"eval", "intercode-alfa"},
 		{"eval", "intercode-alfa", "--data", "x", "--limit", "-1"},
 		{"eval", "intercode-alfa", "--nosuchflag"},
