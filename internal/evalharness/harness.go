@@ -382,7 +382,7 @@ func commandNotFound(e *execution) string {
 
 // show turns a mapped path or text back into the benchmark's names.
 func (h *harness) show(s string) string {
-	return strings.ReplaceAll(s, h.base+"/", "/")
+	return strings.ReplaceAll(strings.ReplaceAll(s, h.base+"/", "/"), h.base, "/")
 }
 
 // removeTree removes a tree, making its directories writable first where
