@@ -48,7 +48,7 @@ func defaultConfig() config {
 		lockTimeout:  2 * time.Second,
 		now:          time.Now,
 		weights:      defaultWeights,
-		batchFiles:   10000,
+		batchFiles:   2000,
 	}
 }
 

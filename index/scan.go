@@ -310,7 +310,7 @@ func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
 		for _, c := range r.chunks {
 			batchBytes += len(c.Text)
 		}
-		if len(batch) >= ix.cfg.batchFiles || batchBytes >= 16<<20 {
+		if len(batch) >= ix.cfg.batchFiles || batchBytes >= 4<<20 {
 			werr = ix.flush(ctx, batch, &stats)
 			batch, batchBytes = batch[:0], 0
 			if werr != nil {
