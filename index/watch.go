@@ -53,7 +53,6 @@ type Watcher struct {
 	cfg    watchConfig
 	cancel context.CancelFunc
 	done   chan struct{}
-	err    error
 
 	mu      sync.Mutex
 	watched map[string]bool // directories with an inotify watch
@@ -91,10 +90,11 @@ func (ix *Index) Watch(ctx context.Context, opts ...WatchOption) (*Watcher, erro
 }
 
 // Close stops the watcher and waits for it to finish the batch in hand.
+// Errors met while watching were reported through OnWatchEvent.
 func (w *Watcher) Close() error {
 	w.cancel()
 	<-w.done
-	return w.err
+	return nil
 }
 
 // Done is closed when the watcher has stopped.

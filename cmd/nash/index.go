@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/nash-shell/nash/index"
+	"github.com/nash-shell/nash/planner"
 )
 
 // indexOptions are the flags shared by nash index and nash find.
@@ -469,4 +470,24 @@ func remoteSearch(ctx context.Context, dir, query string, so index.SearchOptions
 		return nil, errors.New("empty answer from nash index watch")
 	}
 	return a.Result, nil
+}
+
+// indexRetriever lets the planner find files through the index: it turns
+// index hits into planner documents. Wire it with
+// planner.UseRetriever(indexRetriever{ix}, k).
+type indexRetriever struct{ ix *index.Index }
+
+var _ planner.Retriever = indexRetriever{}
+
+// Retrieve returns the k files that best match a request.
+func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]planner.Document, error) {
+	hits, err := r.ix.Retrieve(ctx, query, k)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]planner.Document, len(hits))
+	for i, h := range hits {
+		docs[i] = planner.Document{Path: h.Path, Snippet: h.Snippet, Score: h.Score}
+	}
+	return docs, nil
 }

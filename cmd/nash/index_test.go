@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nash-shell/nash/index"
+	"github.com/nash-shell/nash/planner"
 )
 
 // runIndexCLI runs nash with args and returns stdout, stderr and the exit
@@ -169,4 +172,26 @@ func ollamaEmbedServer(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+func TestIndexRetriever(t *testing.T) {
+	ctx := context.Background()
+	dir := indexTree(t)
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Add(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	var r planner.Retriever = indexRetriever{ix}
+	docs, err := r.Retrieve(ctx, "where is my (sourdough) bread recipe?", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 || docs[0].Path != filepath.Join(dir, "recipes/bread.md") || docs[0].Score <= 0 ||
+		!strings.Contains(docs[0].Snippet, "sourdough") {
+		t.Errorf("Retrieve = %+v", docs)
+	}
 }
