@@ -274,3 +274,46 @@ func TestUnixSocketsHiddenWithoutNetwork(t *testing.T) {
 		t.Fatalf("control: the host socket is not visible even with the network on; stderr %q", e2.stderr.String())
 	}
 }
+
+// TestLeftoversAreCleaned checks that a run whose state dir was deleted
+// leaves nothing behind for long: its scratch dir on tmpfs is removed by
+// the next nash once the owner is gone, and what a discarded run leaves in
+// a state dir can be removed by its owner with rm -r.
+func TestLeftoversAreCleaned(t *testing.T) {
+	// A scratch dir owned by a process that is gone.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan := filepath.Join(scratchBase, fmt.Sprintf("%s%d-%s-test", scratchPrefix, dead.Process.Pid, "1"))
+	if err := os.MkdirAll(filepath.Join(orphan, "work", "0", "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(orphan, "work", "0", "work"), 0); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	p := e.run("echo x > f")
+	if err := e.sb.Abort(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Errorf("the orphaned scratch dir %s is still there", orphan)
+	}
+	// What a discarded run leaves in the state dir can be removed by its
+	// owner at once (overlayfs's mode-000 work dirs are opened up), even
+	// before the background sweep. As root this cannot fail; CI also runs
+	// it as an ordinary user, where it can.
+	e2 := newEnv(t)
+	p2 := e2.run("echo x > f")
+	if err := e2.sb.Abort(p2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("rm", "-rf", e2.state).CombinedOutput(); err != nil {
+		t.Errorf("rm -rf of a state dir failed: %v\n%s", err, out)
+	}
+	_ = e2.sb.Close()
+}

@@ -90,6 +90,39 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 
 func (s *Sandbox) layout() layout { return layout(s.stateDir) }
 
+// Scratch dirs (tmpfs uppers) are /dev/shm/nash-run-PID-START-RANDOM.
+const (
+	scratchBase   = "/dev/shm"
+	scratchPrefix = "nash-run-"
+)
+
+// sweepScratch removes the user's scratch dirs whose owning process is
+// gone: runs of a nash that crashed, or whose state dir was deleted.
+func sweepScratch() {
+	entries, _ := os.ReadDir(scratchBase)
+	uid := uint32(os.Getuid())
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), scratchPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		f := strings.SplitN(rest, "-", 3)
+		if len(f) != 3 {
+			continue
+		}
+		pid, err := strconv.Atoi(f[0])
+		if err != nil || alive(pid, f[1]) {
+			continue
+		}
+		p := filepath.Join(scratchBase, e.Name())
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil || st.Uid != uid {
+			continue
+		}
+		_ = removeRun(p)
+	}
+}
+
 // initName is the sandbox init binary nash looks for next to itself.
 const initName = "nash-sandbox"
 
@@ -209,7 +242,10 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	// ...) get their upper on tmpfs, which costs next to nothing, and
 	// commit by copy in the rare case they change. The new root's mount
 	// point lives there too.
-	scratch, err := os.MkdirTemp("/dev/shm", "nash-run-")
+	// The scratch dir's name says which process owns it, so that one left
+	// behind (its state dir deleted, or a crash) is found and removed by a
+	// later nash once that process is gone.
+	scratch, err := os.MkdirTemp(scratchBase, fmt.Sprintf("%s%d-%s-", scratchPrefix, os.Getpid(), procStart(os.Getpid())))
 	if err != nil {
 		scratch = ""
 	}
@@ -579,8 +615,15 @@ func (s *Sandbox) Abort(id string) error {
 // so discarding a run costs a rename or two, not a tree removal.
 func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	l := s.layout()
+	// overlayfs leaves a mode-000 work dir in each work dir: open them up
+	// now, so that whatever is left of the run can be removed with rm -r
+	// by its owner, even before the sweep.
+	works, _ := filepath.Glob(filepath.Join(l.runDir(rec.ID), "work", "*", "work"))
+	for _, w := range works {
+		_ = os.Chmod(w, 0o700)
+	}
 	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
-	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), "nash-run-") {
+	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix) {
 		// The scratch dir lives on another file system: leave a note of
 		// it in the trash, next to the run dir.
 		_ = os.WriteFile(filepath.Join(l.trashDir(), stamp+".scratch"), []byte(rec.Scratch), 0o600)
@@ -608,12 +651,13 @@ func (s *Sandbox) sweep() {
 }
 
 func (s *Sandbox) emptyTrash() {
+	sweepScratch()
 	dir := s.layout().trashDir()
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if strings.HasSuffix(e.Name(), ".scratch") {
-			if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(string(b)), "nash-run-") {
+			if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(string(b)), scratchPrefix) {
 				_ = removeRun(string(b))
 			}
 			_ = os.Remove(p)
