@@ -141,11 +141,12 @@ func (ix *Index) Search(ctx context.Context, q string, opt SearchOptions) (*Resu
 	return res, nil
 }
 
-// Retrieve returns the n files that best match a natural-language query,
-// hybrid with an embedder and keyword without. It fits the planner's
-// Retriever interface.
+// Retrieve returns the n files that best match a natural-language request:
+// hybrid with an embedder; without one, keyword search with query
+// expansion (the semantic fallback). The request is read as plain words
+// (PlainQuery), never as query syntax. It fits the planner's Retriever.
 func (ix *Index) Retrieve(ctx context.Context, q string, n int) ([]Hit, error) {
-	res, err := ix.Search(ctx, PlainQuery(q), SearchOptions{N: n})
+	res, err := ix.Search(ctx, PlainQuery(q), SearchOptions{Mode: Hybrid, N: n})
 	if err != nil {
 		return nil, err
 	}

@@ -297,3 +297,22 @@ func TestVectorStoreApprox(t *testing.T) {
 		t.Errorf("IVF recall@10 %.3f, want at least 0.9", recall)
 	}
 }
+
+// TestRetrieveExpands: without an embedder, Retrieve expands the request
+// with synonyms, as a semantic search would fall back.
+func TestRetrieveExpands(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"dentist.txt": "receipt from the dentist\n", "garden.txt": "water the garden\n"})
+	ix := openTest(t)
+	if _, err := ix.Add(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.Retrieve(ctx, "move every invoice from 2025 into one folder", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(hits); !slices.Equal(got, []string{"dentist.txt"}) {
+		t.Errorf("Retrieve = %v, want dentist.txt (invoice expands to receipt)", got)
+	}
+}
