@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -238,11 +239,14 @@ func (l layout) listTx() ([]*Tx, error) {
 	return out, nil
 }
 
+// sortTx orders transactions as they were committed. Ids are given when a
+// run starts, so concurrent runs can commit out of id order.
 func sortTx(txs []*Tx) {
 	num := func(id string) int { n, _ := strconv.Atoi(id); return n }
-	for i := 1; i < len(txs); i++ {
-		for j := i; j > 0 && num(txs[j].ID) < num(txs[j-1].ID); j-- {
-			txs[j], txs[j-1] = txs[j-1], txs[j]
+	sort.SliceStable(txs, func(i, j int) bool {
+		if !txs[i].Time.Equal(txs[j].Time) {
+			return txs[i].Time.Before(txs[j].Time)
 		}
-	}
+		return num(txs[i].ID) < num(txs[j].ID)
+	})
 }

@@ -178,7 +178,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		touched[p] = true
 	}
 	for _, o := range ops {
-		pre, known := rec.Pre[o.Path]
+		pre, known := preFingerprint(rec.Pre, o.Path)
 		switch {
 		case touched[o.Path]:
 			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash while the script ran"})
@@ -217,6 +217,21 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	_ = syncDir(l.journalDir())
 	_ = s.removeRunFiles(&rec)
 	return tx, nil
+}
+
+// preFingerprint is what p was when the run ended: its own fingerprint, or
+// absent when an ancestor recorded then was absent (another commit may
+// have created that ancestor since, turning one op into several below it).
+func preFingerprint(pre map[string]fingerprint, p string) (fingerprint, bool) {
+	if fp, ok := pre[p]; ok {
+		return fp, true
+	}
+	for q := filepath.Dir(p); q != "/" && q != "."; q = filepath.Dir(q) {
+		if fp, ok := pre[q]; ok {
+			return fingerprint{Absent: true}, fp.Absent
+		}
+	}
+	return fingerprint{}, false
 }
 
 // failAfterApply rolls back an applied transaction whose record could not be
@@ -743,13 +758,12 @@ func (s *Sandbox) undoConflicts(txs []*Tx, k *Tx, sel []opRecord) []Conflict {
 	return out
 }
 
-// laterTx names a transaction after k that still has an operation on p.
+// laterTx names a transaction committed after k that still has an
+// operation on p.
 func (s *Sandbox) laterTx(txs []*Tx, k *Tx, p string) string {
-	kn, _ := strconv.Atoi(k.ID)
 	for i := len(txs) - 1; i >= 0; i-- {
 		t := txs[i]
-		n, _ := strconv.Atoi(t.ID)
-		if n <= kn || t.State == StateUndone || t.State == StateForgotten {
+		if !t.Time.After(k.Time) || t.State == StateUndone || t.State == StateForgotten {
 			continue
 		}
 		recs, err := readManifest(filepath.Join(s.layout().layerDir(t.ID), manifestFile))
