@@ -182,6 +182,10 @@ func finishRun(o runOptions, res runResult, io stdio) error {
 		}
 	}
 	if res.ExitCode != 0 {
+		if !o.json {
+			// nash's own exit codes are small numbers too: say whose it is.
+			fmt.Fprintf(io.err, "nash: the script exited with status %d\n", res.ExitCode)
+		}
 		return exitError{res.ExitCode}
 	}
 	return nil

@@ -41,6 +41,12 @@ func TestSandboxSession(t *testing.T) {
 		t.Fatalf("f = %q after commit", read("f"))
 	}
 
+	// Without --json nash says the status is the script's.
+	_, errOut, code = n.run("", "run", "--yes", "--", "exit 4")
+	if code != 4 || !strings.Contains(errOut, "the script exited with status 4") {
+		t.Fatalf("exit 4: code %d, stderr %q", code, errOut)
+	}
+
 	// The prompt: ask for the diff, then commit.
 	_, errOut, code = n.run("d\nc\n", "run", "--", "echo two > f")
 	if code != 0 || !strings.Contains(errOut, "-one") || !strings.Contains(errOut, "+two") || !strings.Contains(errOut, "committed as transaction") {
