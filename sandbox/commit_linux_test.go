@@ -41,23 +41,20 @@ func TestCommitRefusesSymlinkedParent(t *testing.T) {
 	}
 }
 
-// TestConcurrentCommits commits runs from two Sandboxes on one state dir at
-// once: the lock serializes them and both land.
+// TestConcurrentCommits commits runs from several Sandboxes (as from
+// several nash processes) on one state dir at once: the lock serializes
+// them and all land.
 func TestConcurrentCommits(t *testing.T) {
 	e := newEnv(t)
-	other, err := New(context.Background(), StateDir(e.state), Dir(e.work), Stdio(nil, nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
 	const n = 4
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
 	for i := range 2 * n {
-		sb := e.sb
-		if i%2 == 1 {
-			sb = other
+		sb, err := New(context.Background(), StateDir(e.state), Dir(e.work), Stdio(nil, nil, nil))
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer sb.Close()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -317,3 +317,23 @@ func TestLeftoversAreCleaned(t *testing.T) {
 	}
 	_ = e2.sb.Close()
 }
+
+// TestOneWriterForBothStreams passes the same writer as stdout and stderr:
+// output keeps its order and the race detector sees no two writers.
+func TestOneWriterForBothStreams(t *testing.T) {
+	var both syncBuffer
+	base := t.TempDir()
+	sb, err := New(context.Background(), StateDir(filepath.Join(base, "state")), Dir(base), Stdio(nil, &both, &both))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	p, err := sb.Run(context.Background(), "for i in 1 2 3; do echo out$i; echo err$i >&2; done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = sb.Abort(p.ID)
+	if got, want := both.String(), "out1\nerr1\nout2\nerr2\nout3\nerr3\n"; got != want {
+		t.Fatalf("combined output %q, want %q", got, want)
+	}
+}

@@ -312,6 +312,16 @@ func (s *Sandbox) hot(point string) bool {
 	return false
 }
 
+// sameWriter reports whether a and b are the same writer.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false // an uncomparable writer
+		}
+	}()
+	return a != nil && a == b
+}
+
 // stdinChunks starts, once per Sandbox, the goroutine that reads a stdin
 // that is not a file, so that successive runs take their input from it in
 // order instead of racing for it.
@@ -405,7 +415,11 @@ func (s *Sandbox) stdio(cmd *exec.Cmd, ended <-chan struct{}) (closeAfter []*os.
 	if cmd.Stdout, err = out(s.stdout); err != nil {
 		return nil, nil, err
 	}
-	if cmd.Stderr, err = out(s.stderr); err != nil {
+	if sameWriter(s.stdout, s.stderr) {
+		// One writer for both: one pipe, so writes keep their order and
+		// two copies never write it at once (as os/exec does).
+		cmd.Stderr = cmd.Stdout
+	} else if cmd.Stderr, err = out(s.stderr); err != nil {
 		return nil, nil, err
 	}
 	// A nil *os.File in an interface is not nil: unset those.
