@@ -289,6 +289,17 @@ func selectOps(ops []op, cs *effects.ChangeSet, paths []string) ([]op, *effects.
 // files are as before.
 func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	l := s.layout()
+	locks, err := l.readLocks()
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]change, len(w.Ops))
+	for i, o := range w.Ops {
+		changes[i] = change{Path: o.Path, Subtree: o.Tree || o.Src == "" && o.Meta == nil}
+	}
+	if hit := lockedBy(locks, changes); len(hit) > 0 {
+		return nil, &LockedError{Paths: hit}
+	}
 	objects := filepath.Join(l.layerDir(w.Tx), "objects")
 	if err := os.MkdirAll(objects, 0o700); err != nil {
 		return nil, fmt.Errorf("create undo layer: %w", err)

@@ -124,6 +124,8 @@ func newRootCmd(io stdio) *cobra.Command {
 		newUndoCmd(io),
 		newForgetCmd(io),
 		newGCCmd(io),
+		newLockCmd(io),
+		newUnlockCmd(io),
 		newExplainCmd(io),
 		newIndexCmd(io),
 		newFindCmd(io),

@@ -155,6 +155,10 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 	tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{})
 	if err != nil {
 		var ce *sandbox.ConflictError
+		var le *sandbox.LockedError
+		if errors.As(err, &le) {
+			_ = sb.Abort(p.ID)
+		}
 		if errors.As(err, &ce) {
 			_ = sb.Abort(p.ID)
 			res.Conflicts = ce.Conflicts

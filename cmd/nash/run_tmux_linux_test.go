@@ -61,7 +61,9 @@ func (rt *runTerm) waitFor(pattern string) {
 	rt.t.Fatalf("the screen never matched %q; it shows:\n%s", pattern, rt.screen())
 }
 
-func (rt *runTerm) send(keys ...string) { rt.tmux(append([]string{"send-keys", "-t", rt.target}, keys...)...) }
+func (rt *runTerm) send(keys ...string) {
+	rt.tmux(append([]string{"send-keys", "-t", rt.target}, keys...)...)
+}
 
 // TestRunInTerminal runs interactive programs inside the sandbox with the
 // real terminal: less pages a file, read takes a line, vi edits a file;

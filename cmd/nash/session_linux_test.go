@@ -106,6 +106,25 @@ func TestSandboxSession(t *testing.T) {
 		t.Fatalf("undoing the forced undo: exit %d, f = %q, %s", code, read("f"), errOut)
 	}
 
+	// A locked file: a run that edits it is refused at commit, nothing
+	// changes; unlocked, the same run commits.
+	if _, errOut, code = n.run("", "lock", "f"); code != 0 {
+		t.Fatalf("lock: %s", errOut)
+	}
+	_, errOut, code = n.run("", "run", "--yes", "--", "chmod u+w f; echo five > f")
+	if code != exitConflict || read("f") != "mine\n" || !strings.Contains(errOut, "locked") || !strings.Contains(errOut, filepath.Join(dir, "f")) {
+		t.Fatalf("commit of a locked file: exit %d, f = %q, stderr:\n%s", code, read("f"), errOut)
+	}
+	if out, _, _ = n.run("", "lock", "--list"); strings.TrimSpace(out) != filepath.Join(dir, "f") {
+		t.Fatalf("lock --list: %q", out)
+	}
+	if _, errOut, code = n.run("", "unlock", "f"); code != 0 {
+		t.Fatalf("unlock: %s", errOut)
+	}
+	if _, errOut, code = n.run("", "run", "--yes", "--", "echo five > f"); code != 0 || read("f") != "five\n" {
+		t.Fatalf("commit after unlock: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+
 	// forget and gc release layers; a forgotten transaction cannot be undone.
 	if _, errOut, code = n.run("", "forget", res.ID); code != 0 {
 		t.Fatalf("forget: %s", errOut)

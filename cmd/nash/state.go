@@ -41,10 +41,11 @@ func (e sandboxError) Unwrap() error { return e.err }
 func (e sandboxError) ExitCode() int {
 	var ue *sandbox.UnavailableError
 	var ce *sandbox.ConflictError
+	var le *sandbox.LockedError
 	switch {
 	case errors.As(e.err, &ue):
 		return exitNoSandbox
-	case errors.As(e.err, &ce):
+	case errors.As(e.err, &ce), errors.As(e.err, &le):
 		return exitConflict
 	}
 	return exitFailure
