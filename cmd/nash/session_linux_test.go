@@ -125,6 +125,26 @@ func TestSandboxSession(t *testing.T) {
 		t.Fatalf("commit after unlock: exit %d, f = %q, %s", code, read("f"), errOut)
 	}
 
+	// history lists the versions nash knows; rollback makes one current
+	// again as a transaction; undo brings the current one back.
+	out, errOut, code = n.run("", "history", "--json", "f")
+	var vs []struct {
+		N      int
+		Source string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &vs) != nil || len(vs) < 3 || vs[len(vs)-1].Source != "current" {
+		t.Fatalf("history: exit %d, %s%s", code, out, errOut)
+	}
+	if _, errOut, code = n.run("", "rollback", "f", "--back", "1"); code != 0 || read("f") == "five\n" {
+		t.Fatalf("rollback --back 1: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+	if _, errOut, code = n.run("", "undo"); code != 0 || read("f") != "five\n" {
+		t.Fatalf("undo of the rollback: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+	if _, errOut, code = n.run("", "rollback", "f"); code != exitUsage {
+		t.Fatalf("rollback without a version: exit %d, %s", code, errOut)
+	}
+
 	// forget and gc release layers; a forgotten transaction cannot be undone.
 	if _, errOut, code = n.run("", "forget", res.ID); code != 0 {
 		t.Fatalf("forget: %s", errOut)
