@@ -13,14 +13,17 @@ import (
 )
 
 // eventually polls cond every 20 ms until it holds or the deadline passes.
-// The deadline is generous: this checks behaviour, not speed.
+// The deadline is generous: this checks behaviour, not speed; the time
+// taken is logged for information.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	start := time.Now()
+	deadline := start.Add(15 * time.Second)
 	var last string
 	for time.Now().Before(deadline) {
 		ok, state := cond()
 		if ok {
+			t.Logf("%s: seen after %v", what, time.Since(start).Round(time.Millisecond))
 			return
 		}
 		last = state
