@@ -149,7 +149,8 @@ func TestPlanUsesMemoryAndCommands(t *testing.T) {
 		wantExamples []string
 		wantCommands []string
 	}{
-		{"put the 2025 invoices into one folder", []string{"move every invoice from 2025 into one folder"}, nil},
+		// Grouping files into a folder is what nash group does (issue 7).
+		{"put the 2025 invoices into one folder", []string{"move every invoice from 2025 into one folder"}, []string{`nash group --by keyword|semantic "QUERY" --into DIR [--dir D] [--link] --yes`}},
 		{"undo the rename of the jpeg files", []string{"rename all .jpeg files to .jpg"}, []string{"nash undo [ID] [PATH...]"}},
 		{"find the documents that talk about the lease", nil, []string{`nash find [-k N] "QUERY"`}},
 		{"what changed yesterday?", nil, []string{"nash log [-n N] [PATH]"}},
