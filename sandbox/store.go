@@ -42,6 +42,10 @@ type Tx struct {
 	UndoneOps map[int]string `json:"undone_ops,omitempty"`
 	// Ops is how many operations the transaction applied.
 	Ops int `json:"ops"`
+	// Summary says in plain English what the transaction changed; a
+	// model writes it after the commit (see SetSummary). Empty when no
+	// model was configured or it did not answer.
+	Summary string `json:"summary,omitempty"`
 }
 
 // runState is the state of a sandboxed run that is not yet committed.
