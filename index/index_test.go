@@ -418,3 +418,20 @@ func TestConcurrentSearchAndRebuild(t *testing.T) {
 		t.Errorf("Add after Close: %v, want ErrClosed", err)
 	}
 }
+
+func TestMergeRoots(t *testing.T) {
+	tests := []struct {
+		old, add, want []string
+	}{
+		{nil, []string{"/a"}, []string{"/a"}},
+		{[]string{"/a"}, []string{"/a/b"}, []string{"/a"}},
+		{[]string{"/a/b", "/a/c", "/d"}, []string{"/a"}, []string{"/d", "/a"}},
+		{[]string{"/a"}, []string{"/ab"}, []string{"/a", "/ab"}},
+		{[]string{"/a"}, []string{"/a"}, []string{"/a"}},
+	}
+	for _, tt := range tests {
+		if got := mergeRoots(tt.old, tt.add); !slices.Equal(got, tt.want) {
+			t.Errorf("mergeRoots(%v, %v) = %v, want %v", tt.old, tt.add, got, tt.want)
+		}
+	}
+}

@@ -56,12 +56,27 @@ func (ix *Index) Add(ctx context.Context, paths ...string) (Stats, error) {
 		if err != nil {
 			return err
 		}
-		return writeRoots(tx, append(old, roots...))
+		return writeRoots(tx, mergeRoots(old, roots))
 	})
 	if err != nil {
 		return Stats{}, fmt.Errorf("record roots: %w", err)
 	}
 	return ix.sync(ctx, roots)
+}
+
+// mergeRoots adds roots to old, keeping no root below another: a path
+// inside an indexed root is indexed but not recorded, a path above roots
+// replaces them.
+func mergeRoots(old, add []string) []string {
+	out := slices.Clone(old)
+	for _, r := range add {
+		if slices.ContainsFunc(out, func(o string) bool { return underRoot(r, o) }) {
+			continue
+		}
+		out = slices.DeleteFunc(out, func(o string) bool { return underRoot(o, r) })
+		out = append(out, r)
+	}
+	return out
 }
 
 // Update rescans every root: new and changed files are indexed, files gone
