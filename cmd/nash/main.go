@@ -126,6 +126,8 @@ func newRootCmd(io stdio) *cobra.Command {
 		newGCCmd(io),
 		newLockCmd(io),
 		newUnlockCmd(io),
+		newGroupCmd(io),
+		newJoinCmd(io),
 		newHistoryCmd(io),
 		newRollbackCmd(io),
 		newExplainCmd(io),
@@ -133,6 +135,8 @@ func newRootCmd(io stdio) *cobra.Command {
 		newFindCmd(io),
 		newInitCmd(io),
 		newEvalCmd(io),
+		newShareCmd(io),
+		newServeCmd(io),
 	)
 	return root
 }
