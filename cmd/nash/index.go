@@ -17,6 +17,7 @@ import (
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/planner"
 )
@@ -76,14 +77,39 @@ func newIndexCmd(io stdio) *cobra.Command {
 			return runIndexRebuild(c.Context(), opts, io)
 		},
 	}
+	var versionsBudget string
 	watch := &cobra.Command{
 		Use:   "watch",
 		Short: "keep the index in step with changes under the roots until interrupted",
-		Args:  indexMinArgs(0),
+		Long: `Keep the index in step with changes under the roots until interrupted.
+It also records each new version of an indexed file changed outside nash,
+for nash history and nash rollback, keeping at most --versions-budget bytes
+of copies (NASH_VERSIONS_BUDGET; 0 records nothing).`,
+		Args: indexMinArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runIndexWatch(c.Context(), opts, io)
+			if versionsBudget == "" {
+				versionsBudget = os.Getenv("NASH_VERSIONS_BUDGET")
+			}
+			if versionsBudget == "" {
+				versionsBudget = "256M"
+			}
+			budget, err := parseSize(versionsBudget)
+			if err != nil {
+				return usageError{"--versions-budget: " + err.Error()}
+			}
+			var rec versionRecorder
+			if budget > 0 {
+				sb, err := openSandbox(c.Context(), c, io)
+				if err != nil {
+					return wrapSandboxErr(err)
+				}
+				defer sb.Close()
+				rec = func(p string) error { return sb.RecordVersion(p, budget) }
+			}
+			return runIndexWatch(c.Context(), opts, io, rec)
 		},
 	}
+	watch.Flags().StringVar(&versionsBudget, "versions-budget", "", "bytes of recorded versions to keep (e.g. 256M)")
 	cmd.AddCommand(add, rm, status, rebuild, watch)
 	return cmd
 }
@@ -333,7 +359,10 @@ func runIndexStatus(ctx context.Context, opts indexOptions, io stdio) error {
 	return ix.Close()
 }
 
-func runIndexWatch(ctx context.Context, opts indexOptions, io stdio) error {
+// versionRecorder keeps a copy of a file's new content (see nash history).
+type versionRecorder func(path string) error
+
+func runIndexWatch(ctx context.Context, opts indexOptions, io stdio, record versionRecorder) error {
 	ix, err := openIndex(ctx, opts)
 	if err != nil {
 		return err
@@ -346,6 +375,13 @@ func runIndexWatch(ctx context.Context, opts indexOptions, io stdio) error {
 	}
 	printStats(io, st, opts.verbose)
 	w, err := ix.Watch(ctx, index.OnWatchEvent(func(ev index.WatchEvent) {
+		if record != nil && ev.Op == "sync" {
+			for _, p := range ev.Paths {
+				if err := record(p); err != nil {
+					fmt.Fprintf(io.err, "nash: record a version of %s: %v\n", effects.Quote(p), err)
+				}
+			}
+		}
 		switch {
 		case ev.Err != nil:
 			fmt.Fprintf(io.err, "nash: watch: %v\n", ev.Err)
