@@ -107,7 +107,7 @@ func runShare(ctx context.Context, store *share.Store, path string, opts shareOp
 
 // answers reports whether something accepts connections at addr.
 func answers(ctx context.Context, addr string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	if err != nil {
