@@ -126,6 +126,8 @@ func newRootCmd(io stdio) *cobra.Command {
 		newGCCmd(io),
 		newLockCmd(io),
 		newUnlockCmd(io),
+		newGroupCmd(io),
+		newJoinCmd(io),
 		newHistoryCmd(io),
 		newRollbackCmd(io),
 		newExplainCmd(io),

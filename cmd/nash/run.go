@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -55,6 +57,9 @@ type runResult struct {
 	Unprotected []string           `json:"unprotected,omitempty"`
 	Unsandboxed bool               `json:"unsandboxed,omitempty"`
 	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
+	// Summary is the model's summary of a committed change, when a model
+	// is configured and answered.
+	Summary string `json:"summary,omitempty"`
 }
 
 type jsonChange struct {
@@ -89,6 +94,15 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 	if strings.TrimSpace(script) == "" {
 		return usageError{"the script is empty"}
 	}
+	return runScript(ctx, cmd, o, script, "", io)
+}
+
+// runScript is the flow of nash run for a script in hand, shared by the
+// commands that build their script (nash group, nash join): the sandboxed
+// run, the effect summary, the question (or --yes), the commit and, when a
+// model is configured, a summary of the change. prompt, when set, is kept
+// in the log as the request that produced the script.
+func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
 	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
 	if err != nil {
 		return wrapSandboxErr(err)
@@ -152,7 +166,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 		}
 		return exitError{exitAborted}
 	}
-	tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{})
+	tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{Prompt: prompt})
 	if err != nil {
 		var ce *sandbox.ConflictError
 		var le *sandbox.LockedError
@@ -173,7 +187,122 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 	if !o.json {
 		fmt.Fprintf(msg, "nash: committed as transaction %s (undo with: nash undo %s)\n", tx.ID, tx.ID)
 	}
+	res.Summary = summarizeCommit(ctx, cmd, sb, tx.ID, p.Changes, o.json, io)
 	return finishRun(o, res, io)
+}
+
+// summaryTimeout bounds the model call that writes a change summary: the
+// commit has happened, so nash waits no longer than this for the words.
+const summaryTimeout = 20 * time.Second
+
+// summaryTokens caps what the model may write for a summary: a few
+// sentences, with room for models that think aloud first.
+const summaryTokens = 512
+
+// summarizeCommit asks the configured model for a plain-English summary
+// of what transaction id changed, records it with the transaction and
+// shows it (unless quiet). It is best effort: with no model configured it
+// does nothing at all; a failure is reported in one line and the commit
+// stands. It returns the summary, or "".
+func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet, quiet bool, io stdio) string {
+	fail := func(err error) string {
+		fmt.Fprintf(io.err, "nash: no change summary: %s\n", oneLine(strings.Join(strings.Fields(err.Error()), " "), 200))
+		return ""
+	}
+	model, err := configuredModel(cmd)
+	if err != nil {
+		return fail(err)
+	}
+	if model == "" {
+		return ""
+	}
+	pl, err := planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv),
+		planner.Timeout(summaryTimeout), planner.MaxOutputTokens(summaryTokens))
+	if err != nil {
+		return fail(err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
+	defer cancel()
+	text, err := pl.Summarize(sctx, changeText(sb, id, cs))
+	if err != nil {
+		return fail(err)
+	}
+	if err := sb.SetSummary(ctx, id, text); err != nil {
+		return fail(err)
+	}
+	if !quiet {
+		fmt.Fprintf(io.err, "nash: summary: %s\n", text)
+	}
+	return text
+}
+
+// configuredModel is the model named by --model, NASH_MODEL or the config
+// file, or "" when none is: unlike the shell, a summary never falls back
+// to the default model.
+func configuredModel(cmd *cobra.Command) (string, error) {
+	if m, _ := cmd.Flags().GetString("model"); m != "" {
+		return m, nil
+	}
+	c, err := loadConfig(os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return c.Model, nil
+}
+
+// Bounds of what changeText reads for the model.
+const (
+	summaryListMax  = 200      // change lines
+	summaryFileMax  = 64 << 10 // a larger file is named, not diffed
+	summaryDiffLine = 80       // lines of one file's diff
+)
+
+// changeText describes what committed transaction id changed, for the
+// model: one line per change, then diffs of the text files it modified or
+// created, until planner.SummaryInputBytes are written.
+func changeText(sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) string {
+	var b strings.Builder
+	for i, c := range cs.Changes {
+		if i == summaryListMax {
+			fmt.Fprintf(&b, "(and %d more changes)\n", len(cs.Changes)-i)
+			break
+		}
+		fmt.Fprintf(&b, "%s %s", c.Kind, effects.Quote(c.Path))
+		if c.After != nil && c.After.Type == effects.TypeSymlink {
+			fmt.Fprintf(&b, " (symlink to %s)", effects.Quote(c.After.Target))
+		} else if c.After != nil && c.After.Type == effects.TypeDir {
+			b.WriteString(" (directory)")
+		}
+		b.WriteByte('\n')
+	}
+	for _, c := range cs.Changes {
+		if b.Len() >= planner.SummaryInputBytes {
+			break
+		}
+		if c.Kind != effects.Modified && c.Kind != effects.Created {
+			continue
+		}
+		fi, err := os.Lstat(c.Path)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > summaryFileMax {
+			continue
+		}
+		var old []byte
+		if c.Kind == effects.Modified {
+			oldPath, ok := sb.OldVersion(id, c.Path)
+			if !ok {
+				continue
+			}
+			if old, err = os.ReadFile(oldPath); err != nil {
+				continue
+			}
+		}
+		nb, err := os.ReadFile(c.Path)
+		if err != nil {
+			continue
+		}
+		_ = effects.Diff(&b, c.Path, old, nb, effects.DiffOptions{MaxBytes: summaryFileMax, MaxLines: summaryDiffLine})
+	}
+	return b.String()
 }
 
 // finishRun prints the JSON result if asked and passes the script's exit

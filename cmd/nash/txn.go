@@ -45,6 +45,10 @@ func newLogCmd(io stdio) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Time.Local().Format("2006-01-02 15:04"),
 					t.State, t.Changes, humanBytes(t.UndoBytes), oneLine(what, 60))
+				if t.Summary != "" {
+					// On a line of its own, under the script.
+					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(t.Summary, 100))
+				}
 			}
 			return tw.Flush()
 		},
@@ -77,6 +81,12 @@ func newShowCmd(io stdio) *cobra.Command {
 			fmt.Fprintf(io.out, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
 			if t.Undoes != "" {
 				fmt.Fprintf(io.out, "undoes transaction %s\n", t.Undoes)
+			}
+			if t.Prompt != "" {
+				fmt.Fprintf(io.out, "request: %s\n", effects.EscapeLine(t.Prompt))
+			}
+			if t.Summary != "" {
+				fmt.Fprintf(io.out, "summary: %s\n", effects.EscapeLine(t.Summary))
 			}
 			if t.Script != "" {
 				fmt.Fprintf(io.out, "script:\n%s\n", indent(effects.EscapeText(t.Script)))
