@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/fstree"
+	"github.com/nash-shell/nash/sandbox"
 )
 
 // hostileNames are file names a script must quote right: spaces, a
@@ -53,12 +55,31 @@ func groupTree(t *testing.T) (dir string, n *nashCmd) {
 		}
 	}
 	n = newNash(t, dir)
+	emptyTrashOnCleanup(t, n)
 	n.env = append(n.env, "NASH_INDEX_DIR="+filepath.Join(t.TempDir(), "index"), "NASH_EMBEDDER=",
 		"NASH_MODEL=", "NASH_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"))
 	if out, errOut, code := n.run("", "index", "add", dir); code != 0 {
 		t.Fatalf("index add: code %d\n%s%s", code, out, errOut)
 	}
 	return dir, n
+}
+
+// emptyTrashOnCleanup removes, before the test's temp dirs go, what the
+// runs of n left in the trash of its state dir. nash leaves that to a
+// background sweep which a short-lived process may not finish, and the
+// overlayfs work dirs there are mode 000, which t.TempDir's cleanup
+// cannot enter as an ordinary user; Close empties the trash.
+func emptyTrashOnCleanup(t *testing.T, n *nashCmd) {
+	t.Cleanup(func() {
+		sb, err := sandbox.New(context.Background(), sandbox.StateDir(n.state), sandbox.Dir(n.dir))
+		if err != nil {
+			t.Errorf("empty the trash: %v", err)
+			return
+		}
+		if err := sb.Close(); err != nil {
+			t.Errorf("empty the trash: %v", err)
+		}
+	})
 }
 
 func snapshot(t *testing.T, dir string) fstree.Tree {

@@ -23,6 +23,7 @@ func joinTree(t *testing.T, files map[string]string) (string, *nashCmd) {
 		}
 	}
 	n := newNash(t, dir)
+	emptyTrashOnCleanup(t, n)
 	n.env = append(n.env, "NASH_MODEL=", "NASH_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"))
 	return dir, n
 }

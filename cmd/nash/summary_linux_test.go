@@ -65,6 +65,7 @@ func (m *summaryModel) sent() []string {
 func modelNash(t *testing.T, m *summaryModel, spec string) (string, *nashCmd) {
 	dir := t.TempDir()
 	n := newNash(t, dir)
+	emptyTrashOnCleanup(t, n)
 	n.env = append(n.env,
 		"NASH_MODEL="+spec, "NASH_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"),
 		"OPENAI_BASE_URL="+m.srv.URL+"/v1", "OPENAI_API_KEY=sk-test",
