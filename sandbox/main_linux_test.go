@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 
 // env is one test's sandbox: a work dir, a state dir and captured output.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	sb     *Sandbox
 	work   string
 	state  string
@@ -47,7 +47,7 @@ type env struct {
 	stderr bytes.Buffer
 }
 
-func newEnv(t *testing.T, opts ...Option) *env {
+func newEnv(t testing.TB, opts ...Option) *env {
 	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, work: filepath.Join(base, "work"), state: filepath.Join(base, "state")}
@@ -115,7 +115,7 @@ func (e *env) undo(id string) *Tx {
 }
 
 // snapshot records the tree below root (see fstree.Snapshot).
-func snapshot(t *testing.T, root string) fstree.Tree {
+func snapshot(t testing.TB, root string) fstree.Tree {
 	t.Helper()
 	tree, err := fstree.Snapshot(root)
 	if err != nil {
