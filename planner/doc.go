@@ -43,6 +43,13 @@
 // matching ErrNoScript. A refusal gives a *RefusalError; a clarifying
 // question gives an Artifact with Question set and no script.
 //
+// # Summaries
+//
+// Summarize asks the model, in plain text, for one to three sentences on
+// what a committed change did, from a list of changes and unified diffs
+// cut to SummaryInputBytes. The answer comes back as one line of at most
+// SummaryMaxBytes with control and invisible characters escaped.
+//
 // # Memory
 //
 // Memory keeps committed requests (prompt, script, cwd, outcome) in a
