@@ -194,7 +194,9 @@ func (m *model) Init() tea.Cmd { return nil }
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		if msg.Width > 0 { // a pty nobody sized reports 0
+			m.width = msg.Width
+		}
 		return m, nil
 	case quitMsg:
 		return m, tea.Quit

@@ -12,7 +12,7 @@ import (
 )
 
 // newTestModel is a REPL model over fakes, in a fresh directory.
-func newTestModel(t *testing.T, p *fakePlanner, sb *fakeSandbox) *model {
+func newTestModel(t testing.TB, p *fakePlanner, sb *fakeSandbox) *model {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := Config{
