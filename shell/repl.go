@@ -49,7 +49,9 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	// size from here instead.
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+	// SIGINT is caught (and dropped) so that a ctrl+c meant for the
+	// script in the foreground never ends nash, whatever the caller set.
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH, os.Interrupt)
 	defer signal.Stop(sig)
 	sendSize := func() {
 		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
@@ -61,8 +63,11 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 		for {
 			select {
 			case s := <-sig:
-				if s == syscall.SIGWINCH {
+				switch s {
+				case syscall.SIGWINCH:
 					sendSize()
+					continue
+				case os.Interrupt:
 					continue
 				}
 				p.Send(quitMsg{})

@@ -87,7 +87,11 @@ func runShell(ctx context.Context, cmd *cobra.Command, o shellOptions, args []st
 	if interactive {
 		return shellError(shell.Run(ctx, cfg, io.in.(*os.File), io.out.(*os.File)))
 	}
-	return shellError(shell.Lines(ctx, cfg, io.in, io.out, io.err, shell.LineOptions{}))
+	var lo shell.LineOptions
+	if isTerminal(io.in) {
+		lo.ScriptStdin = io.in // scripts may read the terminal, as nash does
+	}
+	return shellError(shell.Lines(ctx, cfg, io.in, io.out, io.err, lo))
 }
 
 // shellConfig builds the shell's configuration. It opens nothing: the
