@@ -211,8 +211,8 @@ func commitPaths(o *outcome) []string {
 	return out
 }
 
-// editScript lets the person edit script in their editor, with the
-// terminal given by in, out and errw. It returns the new script.
+// editCommand writes script to a temporary file and returns the editor
+// command for it and the file's path; readEdited reads the result.
 func editCommand(editor, script string) (*exec.Cmd, string, error) {
 	f, err := os.CreateTemp("", "nash-*.sh")
 	if err != nil {

@@ -110,8 +110,6 @@ func OneShot(ctx context.Context, cfg Config, text string, in io.Reader, out, er
 		if err != nil && !isQuiet(err) {
 			l.json.Error = err.Error()
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
 		b, merr := json.MarshalIndent(l.json, "", "  ")
 		if merr != nil {
 			return merr
@@ -137,17 +135,15 @@ type stepJSON struct {
 }
 
 type runJSON struct {
-	ID          string              `json:"id"`
-	ExitCode    int                 `json:"exit_code"`
-	Changes     []effects.Change    `json:"changes"`
-	Surprises   *effects.Surprises  `json:"surprises,omitempty"`
-	Committed   bool                `json:"committed"`
-	Transaction string              `json:"transaction,omitempty"`
-	Paths       []string            `json:"committed_paths,omitempty"`
-	Conflicts   []sandbox.Conflict  `json:"conflicts,omitempty"`
-	Unprotected []string            `json:"unprotected,omitempty"`
-	Report      *effects.Report     `json:"-"`
-	Extra       map[string]struct{} `json:"-"`
+	ID          string             `json:"id"`
+	ExitCode    int                `json:"exit_code"`
+	Changes     []effects.Change   `json:"changes"`
+	Surprises   *effects.Surprises `json:"surprises,omitempty"`
+	Committed   bool               `json:"committed"`
+	Transaction string             `json:"transaction,omitempty"`
+	Paths       []string           `json:"committed_paths,omitempty"`
+	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
+	Unprotected []string           `json:"unprotected,omitempty"`
 }
 
 // line handles one line.
@@ -214,6 +210,7 @@ func (l *liner) request(ctx context.Context, text string) error {
 		}
 		if a.Question != "" {
 			fmt.Fprintf(l.errw, "nash: the model asks: %s\n", effects.EscapeLine(a.Question))
+			l.st.Record(planner.HistoryEntry{Prompt: text, Output: "the model asked: " + a.Question})
 			return &PlanError{fmt.Errorf("the model asked a question instead of writing a script; say more and ask again")}
 		}
 		if a.Report == nil {

@@ -416,8 +416,9 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 	case English:
 		m.typed = false
 		m.req = request{prompt: r.Text, dir: m.st.Dir, history: append([]planner.HistoryEntry(nil), m.st.History...)}
+		e, req := m.e, m.req
 		cmds = append(cmds, m.wait("planning", func(ctx context.Context) tea.Msg {
-			a, err := m.e.plan(ctx, m.req)
+			a, err := e.plan(ctx, req)
 			return planReadyMsg{a, err}
 		}))
 	}
@@ -470,6 +471,9 @@ func (m *model) planReady(msg planReadyMsg) (tea.Model, tea.Cmd) {
 		return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(msg.err.Error()))
 	case msg.art.Question != "":
 		m.state = stInput
+		// The question goes into the session history, so the next request
+		// (the answer) is planned with it.
+		m.st.Record(planner.HistoryEntry{Prompt: m.req.prompt, Output: "the model asked: " + msg.art.Question})
 		return m, m.println(m.sty.warn.Render("the model asks: ") + effects.EscapeLine(msg.art.Question))
 	}
 	if msg.art.Report == nil {
@@ -521,9 +525,9 @@ func (m *model) reviewKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.answer.reset()
 		return m, nil
 	case is(key, m.keys.Explain):
-		script := m.art.Script
+		e, req, script := m.e, m.req, m.art.Script
 		return m, m.wait("explaining", func(ctx context.Context) tea.Msg {
-			x, err := m.e.explain(ctx, m.req, script)
+			x, err := e.explain(ctx, req, script)
 			return explainedMsg{x, err}
 		})
 	case is(key, m.keys.Abort) || k.Type == tea.KeyCtrlC:
@@ -552,10 +556,10 @@ func (m *model) answerKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.state = stReview
 			return m, nil
 		}
-		prev := m.art.Script
+		e, req, prev := m.e, m.req, m.art.Script
 		echo := m.println(m.sty.dim.Render("revise: ") + effects.Escape(text))
 		return m, tea.Sequence(echo, m.wait("revising", func(ctx context.Context) tea.Msg {
-			a, err := m.e.revise(ctx, m.req, prev, text)
+			a, err := e.revise(ctx, req, prev, text)
 			return planReadyMsg{a, err}
 		}))
 	}
@@ -625,7 +629,7 @@ func (m *model) runDone(msg runDoneMsg) (tea.Model, tea.Cmd) {
 		m.state = stInput
 		fmt.Fprint(&b, m.sty.dim.Render("no changes"))
 		sb, id := o.sb, o.pending.ID
-		return m, tea.Batch(m.println(strings.TrimRight(b.String(), "\n")), func() tea.Msg {
+		return m, tea.Sequence(m.println(strings.TrimRight(b.String(), "\n")), func() tea.Msg {
 			_ = sb.Abort(id)
 			return nil
 		})

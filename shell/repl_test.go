@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nash-shell/nash/planner"
 )
 
 // newTestModel is a REPL model over fakes, in a fresh directory.
@@ -403,5 +405,42 @@ func TestViewHasNoColorWithoutColor(t *testing.T) {
 	}
 	if !strings.Contains(out, "[DELETES]") {
 		t.Errorf("no risk badge in %q", out)
+	}
+}
+
+func TestStartupTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{
+		Planner: func() (Planner, error) { t.Error("the planner was built at startup"); return nil, nil },
+		Open: func(context.Context, OpenSpec) (Sandbox, error) {
+			t.Error("a sandbox was opened at startup")
+			return nil, nil
+		},
+		Find: func(context.Context, string, io.Writer) error {
+			t.Error("the index was searched at startup")
+			return nil
+		},
+		Model: "m", Dir: dir, Home: dir, StateDir: filepath.Join(dir, "state"),
+	}
+	m, err := newModel(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd := m.Init(); cmd != nil {
+		t.Errorf("Init returned a command")
+	}
+	typeText(m, "tidy up my photos")
+	if v := m.View(); !strings.Contains(v, "[ask] tidy up my photos") {
+		t.Errorf("view %q", v)
+	}
+}
+
+func TestQuestionGoesIntoHistory(t *testing.T) {
+	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
+	m.req = request{prompt: "rename them"}
+	m.state = stWaiting
+	m.Update(planReadyMsg{art: &planner.Artifact{Question: "which files?"}})
+	if m.state != stInput || len(m.st.History) != 1 || !strings.Contains(m.st.History[0].Output, "which files?") {
+		t.Errorf("state %v, history %+v", m.state, m.st.History)
 	}
 }
