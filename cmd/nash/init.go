@@ -16,7 +16,10 @@ __nash_send() {
   local line=$READLINE_LINE f
   [ -n "$line" ] || return 0
   f=$(mktemp "${TMPDIR:-/tmp}/nash.XXXXXX") || return 1
+  local tty; tty=$(stty -g </dev/tty)
+  stty sane </dev/tty # readline left the terminal raw; nash reads lines
   nash -c "$line" --save-script "$f" </dev/tty
+  stty "$tty" </dev/tty
   if [ -s "$f" ]; then history -s -- "$(cat -- "$f")"; fi
   rm -f -- "$f"
   READLINE_LINE= READLINE_POINT=0
@@ -30,7 +33,10 @@ __nash_send() {
   [[ -n $line ]] || return 0
   f=$(mktemp "${TMPDIR:-/tmp}/nash.XXXXXX") || return 1
   zle -I
+  local tty; tty=$(stty -g </dev/tty)
+  stty sane </dev/tty # zle left the terminal raw; nash reads lines
   nash -c "$line" --save-script "$f" </dev/tty
+  stty "$tty" </dev/tty
   if [[ -s $f ]]; then print -s -- "$(<$f)"; fi
   rm -f -- "$f"
   BUFFER= CURSOR=0
@@ -45,7 +51,10 @@ function __nash_send
     set -l line (commandline)
     test -n "$line"; or return 0
     set -l f (mktemp)
+    set -l tty (stty -g </dev/tty)
+    stty sane </dev/tty
     nash -c "$line" --save-script $f </dev/tty
+    stty $tty </dev/tty
     if test -s $f
         builtin history append -- (string collect < $f)
     end

@@ -81,7 +81,7 @@ func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 	tn.tmux("new-session", "-d", "-s", "nash", "-x", "100", "-y", "30", "-c", dir, script)
 	tn.tmux("set-option", "-t", "nash", "remain-on-exit", "on")
 	t.Cleanup(func() {
-		_ = exec.Command("tmux", "-S", tn.sock, "kill-server").Run()
+		killTmux(tn.sock, root)
 		logs, _ := filepath.Glob(filepath.Join(root, "race.*"))
 		for _, l := range logs {
 			b, _ := os.ReadFile(l)
@@ -90,6 +90,19 @@ func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 	})
 	tn.waitFor(`\(openai:test-model\)`)
 	return tn
+}
+
+// killTmux ends the tmux server and waits until what ran in it has let go
+// of the files under root (a shell saving its history, nash aborting a run
+// it was killed in), so the temp dir can be removed.
+func killTmux(sock, root string) {
+	_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+	for i := 0; i < 100; i++ {
+		if err := os.RemoveAll(filepath.Join(root, "home")); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -372,4 +385,59 @@ func TestTmuxNoColor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTmuxInitBash: in bash with nash init's snippet, Alt+N sends the
+// typed line to nash -c, and the script that ran lands in bash's history.
+func TestTmuxInitBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatalf("bash is needed: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	home := filepath.Join(root, "home")
+	dir := filepath.Join(root, "work")
+	for _, d := range []string{bin, home, dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wrapper := fmt.Sprintf("#!/bin/sh\nNASH_TEST_MAIN=1 exec %s \"$@\"\n", shQuote(self))
+	if err := os.WriteFile(filepath.Join(bin, "nash"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	launch := fmt.Sprintf("#!/bin/sh\nexec env -i HOME=%s PATH=%s TERM=xterm-256color PS1='bash$ ' HISTFILE= GORACE=log_path=%s XDG_STATE_HOME=%s bash --norc --noprofile -i\n",
+		shQuote(home), shQuote(bin+":"+os.Getenv("PATH")), shQuote(filepath.Join(root, "race")), shQuote(filepath.Join(home, "state")))
+	script := filepath.Join(root, "launch.sh")
+	if err := os.WriteFile(script, []byte(launch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tn := &tmuxNash{t: t, sock: filepath.Join(root, "tmux.sock"), dir: dir, home: home, target: "bash"}
+	tn.tmux("new-session", "-d", "-s", "bash", "-x", "100", "-y", "30", "-c", dir, script)
+	t.Cleanup(func() {
+		killTmux(tn.sock, root)
+		logs, _ := filepath.Glob(filepath.Join(root, "race.*"))
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			t.Errorf("nash had a data race:\n%s", b)
+		}
+	})
+	tn.waitFor(`bash\$ `)
+	tn.typeLine(`eval "$(nash init bash)"`)
+	tn.waitCount(`bash\$ `, 2)
+	tn.tmux("send-keys", "-t", tn.target, "-l", "echo from-alt-n > f.txt")
+	tn.waitFor(`echo from-alt-n > f.txt`)
+	tn.send("M-n")
+	tn.waitFor(`\[c\]ommit, \[a\]bort`)
+	tn.typeLine("c")
+	tn.waitFor(`committed as transaction`)
+	if got := tn.file("f.txt"); got != "from-alt-n\n" {
+		tn.fatalf("f.txt = %q", got)
+	}
+	tn.typeLine("history 3")
+	tn.waitFor(`\d+\s+echo from-alt-n > f.txt\s*\n`)
 }
