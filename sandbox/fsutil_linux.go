@@ -111,14 +111,34 @@ func getXattr(p, name string) string {
 	return string(buf[:n])
 }
 
-// removeRun removes a run's directory. overlayfs leaves a mode-000 "work"
-// dir in every work dir; opening those up first keeps removal one pass.
+// removeRun removes a run's directory, after opening its work dirs.
 func removeRun(dir string) error {
-	works, _ := filepath.Glob(filepath.Join(dir, "work", "*", "work"))
-	for _, w := range works {
-		_ = os.Chmod(w, 0o700)
-	}
+	openWorkDirs(dir)
 	return removeAll(dir)
+}
+
+// openWorkDirs makes everything below a run's overlay work dirs readable
+// and writable by its owner: overlayfs creates them mode 000 ("work",
+// "incompat/volatile/dirty", ...), which would stop rm -r, and our own
+// removal, from getting in.
+func openWorkDirs(runDir string) {
+	var open func(p string)
+	open = func(p string) {
+		_ = os.Chmod(p, 0o700)
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				open(filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	works, _ := filepath.Glob(filepath.Join(runDir, "work", "*"))
+	for _, w := range works {
+		open(w)
+	}
 }
 
 // removeAll removes p and everything below it, making directories writable

@@ -629,13 +629,10 @@ func (s *Sandbox) Abort(id string) error {
 // so discarding a run costs a rename or two, not a tree removal.
 func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	l := s.layout()
-	// overlayfs leaves a mode-000 work dir in each work dir: open them up
-	// now, so that whatever is left of the run can be removed with rm -r
-	// by its owner, even before the sweep.
-	works, _ := filepath.Glob(filepath.Join(l.runDir(rec.ID), "work", "*", "work"))
-	for _, w := range works {
-		_ = os.Chmod(w, 0o700)
-	}
+	// overlayfs leaves mode-000 dirs in each work dir: open them up now,
+	// so that whatever is left of the run can be removed with rm -r by its
+	// owner, even before the sweep.
+	openWorkDirs(l.runDir(rec.ID))
 	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
 	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix) {
 		// The scratch dir lives on another file system: leave a note of
