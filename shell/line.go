@@ -189,6 +189,9 @@ func (l *liner) command(ctx context.Context, script string) error {
 	}
 	if reason := confirmReason(rep, l.st.Dir); reason != "" {
 		writeReview(l.errw, l.sty, a, 0)
+		if l.opts.Yes {
+			return &ConfirmError{reason}
+		}
 		if err := l.confirm(reason); err != nil {
 			return err
 		}

@@ -69,8 +69,8 @@ func runShell(ctx context.Context, cmd *cobra.Command, o shellOptions, args []st
 	if !o.command && (o.yes || o.dryRun || o.print || o.json || o.saveScript != "") {
 		return usageError{"--yes, --dry-run, --print, --json and --save-script go with -c TEXT"}
 	}
-	if o.print && o.dryRun {
-		return usageError{"--print and --dry-run exclude each other"}
+	if o.print && (o.dryRun || o.json) {
+		return usageError{"--print excludes --dry-run and --json"}
 	}
 	cfg, err := shellConfig(cmd, io)
 	if err != nil {
