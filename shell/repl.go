@@ -47,7 +47,11 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	// RestoreTerminal rewrites it after every run (a data race in
 	// bubbletea 1.3): hide that the output is a terminal and report the
 	// size from here instead.
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	// At bubbletea's default 60 frames a second a key waits up to 16.7 ms
+	// for its frame; 120 (its maximum) halves that. Idle frames write
+	// nothing: the renderer skips an unchanged view.
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
+		tea.WithoutSignalHandler(), tea.WithFPS(120))
 	sig := make(chan os.Signal, 4)
 	// SIGINT is caught (and dropped) so that a ctrl+c meant for the
 	// script in the foreground never ends nash, whatever the caller set.
