@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/shell"
@@ -128,7 +129,8 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			return planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv), planner.UseMemory(mem))
+			return planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv), planner.UseMemory(mem),
+				planner.UseRetriever(shellRetriever{}, 5))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
 			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}
@@ -197,6 +199,32 @@ func shellFind(roots []string) shell.FindFunc {
 		}
 		return err
 	}
+}
+
+// shellRetriever lets the planner find files by what they contain. It
+// opens the index per request (or asks the nash index watch that holds
+// it), so the shell keeps no index lock between requests and scans
+// nothing before one; without an index it finds nothing.
+type shellRetriever struct{}
+
+// Retrieve returns the k files that best match a request.
+func (shellRetriever) Retrieve(ctx context.Context, query string, k int) ([]planner.Document, error) {
+	dir, err := indexDirFor("", os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil
+	}
+	res, err := findIn(ctx, indexOptions{}, index.PlainQuery(query), index.SearchOptions{Mode: index.Hybrid, N: k})
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]planner.Document, len(res.Hits))
+	for i, h := range res.Hits {
+		docs[i] = planner.Document{Path: h.Path, Snippet: h.Snippet, Score: h.Score}
+	}
+	return docs, nil
 }
 
 // shellError gives the shell's errors their exit codes.
