@@ -483,6 +483,13 @@ func (l *liner) runAndCommit(ctx context.Context, prompt, script string, rep *ef
 		rj.Committed, rj.Transaction, rj.Paths = true, tx.ID, paths
 	}
 	fmt.Fprintf(l.errw, "nash: committed as transaction %s (undo with :undo %s or nash undo %s)\n", tx.ID, tx.ID, tx.ID)
+	if sum := l.e.cfg.Summarize; sum != nil {
+		if text, err := sum(ctx, tx.ID, o.pending.Changes); err != nil {
+			fmt.Fprintf(l.errw, "nash: no change summary: %s\n", effects.Escape(err.Error()))
+		} else if text != "" {
+			fmt.Fprintf(l.errw, "nash: summary: %s\n", effects.Escape(text))
+		}
+	}
 	l.save(script)
 	return status()
 }

@@ -232,13 +232,20 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.runDone(msg)
 	case committedMsg:
 		m.state = stInput
+		o := m.pendingRun
 		m.pendingRun = nil
 		if msg.err != nil {
 			return m, m.println(m.sty.err.Render("nash: not committed: ") + effects.EscapeText(msg.err.Error()))
 		}
 		m.st.Committed = append(m.st.Committed, msg.step)
-		return m, m.println(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", msg.tx.ID)) +
+		done := m.println(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", msg.tx.ID)) +
 			m.sty.dim.Render(fmt.Sprintf("  (undo with :undo %s)", msg.tx.ID)))
+		return m, tea.Sequence(done, m.summarizeCmd(msg.tx.ID, o))
+	case summaryMsg:
+		if msg.err != nil {
+			return m, m.println(m.sty.dim.Render("no change summary: " + effects.Escape(msg.err.Error())))
+		}
+		return m, m.println(m.sty.dim.Render("summary: " + effects.Escape(msg.text)))
 	case abortedMsg:
 		m.state = stInput
 		m.pendingRun = nil
@@ -680,6 +687,29 @@ func (m *model) colorDiff(d string) string {
 		lines[i] = m.sty.diffLine(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// summaryMsg carries a committed transaction's change summary.
+type summaryMsg struct {
+	text string
+	err  error
+}
+
+// summarizeCmd asks for the summary of a commit in the background, when a
+// model is configured; the prompt stays usable meanwhile.
+func (m *model) summarizeCmd(txID string, o *outcome) tea.Cmd {
+	sum, ctx := m.e.cfg.Summarize, m.ctx
+	if sum == nil || o == nil {
+		return nil
+	}
+	cs := o.pending.Changes
+	return func() tea.Msg {
+		text, err := sum(ctx, txID, cs)
+		if err == nil && text == "" {
+			return nil
+		}
+		return summaryMsg{text, err}
+	}
 }
 
 func (m *model) commitCmd(paths []string) tea.Cmd {

@@ -67,7 +67,14 @@ type Config struct {
 	Editor   string // $VISUAL or $EDITOR; "" means vi
 	Color    bool   // false: no colour or styling escape codes (NO_COLOR)
 	Keys     KeyMap
+	// Summarize, when set (a model is configured), writes the plain-English
+	// summary of a committed transaction and returns it. The shell calls
+	// it after each commit without holding up the prompt.
+	Summarize SummarizeFunc
 }
+
+// SummarizeFunc summarizes what committed transaction txID changed.
+type SummarizeFunc func(ctx context.Context, txID string, cs *effects.ChangeSet) (string, error)
 
 // HistoryFile is the name of the history file in the state directory.
 const HistoryFile = "history"

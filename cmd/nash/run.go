@@ -205,35 +205,42 @@ const summaryTokens = 512
 // does nothing at all; a failure is reported in one line and the commit
 // stands. It returns the summary, or "".
 func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet, quiet bool, io stdio) string {
-	fail := func(err error) string {
+	model, err := configuredModel(cmd)
+	if err == nil && model == "" {
+		return ""
+	}
+	text := ""
+	if err == nil {
+		text, err = summarizeTx(ctx, model, sb, id, cs)
+	}
+	if err != nil {
 		fmt.Fprintf(io.err, "nash: no change summary: %s\n", oneLine(strings.Join(strings.Fields(err.Error()), " "), 200))
 		return ""
-	}
-	model, err := configuredModel(cmd)
-	if err != nil {
-		return fail(err)
-	}
-	if model == "" {
-		return ""
-	}
-	pl, err := planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv),
-		planner.Timeout(summaryTimeout), planner.MaxOutputTokens(summaryTokens))
-	if err != nil {
-		return fail(err)
-	}
-	sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
-	defer cancel()
-	text, err := pl.Summarize(sctx, changeText(sb, id, cs))
-	if err != nil {
-		return fail(err)
-	}
-	if err := sb.SetSummary(ctx, id, text); err != nil {
-		return fail(err)
 	}
 	if !quiet {
 		fmt.Fprintf(io.err, "nash: summary: %s\n", text)
 	}
 	return text
+}
+
+// summarizeTx asks model for a plain-English summary of what committed
+// transaction id changed and records it with the transaction.
+func summarizeTx(ctx context.Context, model string, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) (string, error) {
+	pl, err := planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv),
+		planner.Timeout(summaryTimeout), planner.MaxOutputTokens(summaryTokens))
+	if err != nil {
+		return "", err
+	}
+	sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
+	defer cancel()
+	text, err := pl.Summarize(sctx, changeText(sb, id, cs))
+	if err != nil {
+		return "", err
+	}
+	if err := sb.SetSummary(ctx, id, text); err != nil {
+		return "", err
+	}
+	return text, nil
 }
 
 // configuredModel is the model named by --model, NASH_MODEL or the config

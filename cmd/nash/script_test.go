@@ -107,14 +107,29 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		answers = splitAnswers(string(b))
 	}
-	if m.next >= len(answers) {
+	// A change summary after a commit gets a fixed answer and leaves the
+	// scripted answers to the requests the script is about.
+	summary := false
+	for _, msg := range req.Messages {
+		if s, ok := msg.Content.(string); ok && msg.Role == "system" && strings.Contains(s, "one-line entry of a change log") {
+			summary = true
+		}
+	}
+	if summary {
+		answers = []string{"Changed the files the request asked for."}
+	} else if m.next >= len(answers) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":{"message":"the fake model has no more answers","type":"invalid_request_error"}}`)
 		return
 	}
-	content := answers[m.next]
-	m.next++
+	content := ""
+	if summary {
+		content = answers[0]
+	} else {
+		content = answers[m.next]
+		m.next++
+	}
 	resp := map[string]any{
 		"id": "chatcmpl-test", "object": "chat.completion", "created": 1763633551, "model": "test-model",
 		"choices": []any{map[string]any{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
@@ -153,15 +154,16 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 			opts = append(opts, sandbox.Stdio(in, out, errw))
 			return sandbox.New(ctx, opts...)
 		},
-		Find:     shellFind(c.IndexRoots),
-		Model:    model,
-		StateDir: stateDir,
-		Dir:      dir,
-		Env:      os.Environ(),
-		Home:     home,
-		Editor:   c.Editor,
-		Color:    !noColor && os.Getenv("TERM") != "dumb",
-		Keys:     keys,
+		Find:      shellFind(c.IndexRoots),
+		Summarize: shellSummarizer(c.Model, stateDir),
+		Model:     model,
+		StateDir:  stateDir,
+		Dir:       dir,
+		Env:       os.Environ(),
+		Home:      home,
+		Editor:    c.Editor,
+		Color:     !noColor && os.Getenv("TERM") != "dumb",
+		Keys:      keys,
 	}, nil
 }
 
@@ -267,3 +269,20 @@ func (e codedErr) Unwrap() error { return e.err }
 
 // ExitCode is the code given.
 func (e codedErr) ExitCode() int { return e.code }
+
+// shellSummarizer summarizes the shell's commits with the configured model;
+// with none configured (the default model is not used for this) it is
+// nil, so the shell makes no call at all.
+func shellSummarizer(model, stateDir string) shell.SummarizeFunc {
+	if model == "" {
+		return nil
+	}
+	return func(ctx context.Context, id string, cs *effects.ChangeSet) (string, error) {
+		sb, err := sandbox.New(ctx, sandbox.StateDir(stateDir), sandbox.Stdio(nil, nil, nil))
+		if err != nil {
+			return "", err
+		}
+		defer sb.Close()
+		return summarizeTx(ctx, model, sb, id, cs)
+	}
+}
