@@ -15,6 +15,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/shell"
 )
 
 type runOptions struct {
@@ -344,35 +345,13 @@ func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) 
 		case "a", "abort", "n", "no":
 			return false, nil
 		case "d", "diff":
-			writeRunDiff(sb, p, io)
+			shell.WriteRunDiff(io.err, sb, p)
 			continue
 		}
 		if err != nil {
 			fmt.Fprintln(io.err)
 			return false, nil
 		}
-	}
-}
-
-// writeRunDiff shows unified diffs of the modified regular files.
-func writeRunDiff(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) {
-	for _, c := range p.Changes.Changes {
-		if c.Kind != effects.Modified && c.Kind != effects.Created {
-			continue
-		}
-		newPath, ok := sb.NewVersion(p.ID, c.Path)
-		if !ok {
-			continue
-		}
-		var old []byte
-		if c.Kind == effects.Modified {
-			old, _ = os.ReadFile(c.Path)
-		}
-		nb, err := os.ReadFile(newPath)
-		if err != nil {
-			continue
-		}
-		_ = effects.Diff(io.err, c.Path, old, nb, effects.DiffOptions{})
 	}
 }
 
