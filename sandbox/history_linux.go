@@ -141,10 +141,9 @@ func (s *Sandbox) Rollback(ctx context.Context, path string, v Version) (*Tx, er
 		State: StateCommitted, Changes: 1, Ops: len(records),
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}
-	if err := l.writeTx(tx); err != nil {
-		return nil, s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
+	if err := s.stand(w, tx, nil); err != nil {
+		return nil, err
 	}
-	_ = os.Remove(l.walFile(id))
 	_ = removeAll(incoming)
 	return tx, nil
 }

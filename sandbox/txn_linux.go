@@ -207,14 +207,9 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
 		return nil, s.failAfterApply(w, fmt.Errorf("record changes: %w", err))
 	}
-	// The commit point: once the record is durable the transaction stands.
-	if err := l.writeTx(tx); err != nil {
-		return nil, s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
+	if err := s.stand(w, tx, nil); err != nil {
+		return nil, err
 	}
-	if err := os.Remove(l.walFile(id)); err != nil {
-		return nil, fmt.Errorf("remove journal: %w", err)
-	}
-	_ = syncDir(l.journalDir())
 	_ = s.removeRunFiles(&rec)
 	return tx, nil
 }
@@ -232,6 +227,26 @@ func preFingerprint(pre map[string]fingerprint, p string) (fingerprint, bool) {
 		}
 	}
 	return fingerprint{}, false
+}
+
+// stand makes an applied transaction stand: it writes the record (the
+// commit point; if that fails, the transaction is rolled back), runs then
+// (bookkeeping that recovery redoes while the journal remains), and
+// retires the journal. A journal that cannot be removed is left for the
+// next start, whose recovery sees the record and completes it.
+func (s *Sandbox) stand(w *wal, tx *Tx, then func() error) error {
+	l := s.layout()
+	if err := l.writeTx(tx); err != nil {
+		return s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
+	}
+	if then != nil {
+		if err := then(); err != nil {
+			return err
+		}
+	}
+	_ = os.Remove(l.walFile(w.Tx))
+	_ = syncDir(l.journalDir())
+	return nil
 }
 
 // failAfterApply rolls back an applied transaction whose record could not be
@@ -678,14 +693,9 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		State: StateCommitted, Changes: len(out), Undoes: id, Ops: len(out),
 		UndoBytes: duSize(filepath.Join(l.layerDir(uid), "objects")),
 	}
-	if err := l.writeTx(u); err != nil {
-		return nil, s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
-	}
-	if err := s.markUndone(w); err != nil {
+	if err := s.stand(w, u, func() error { return s.markUndone(w) }); err != nil {
 		return nil, err
 	}
-	_ = os.Remove(l.walFile(uid))
-	_ = syncDir(l.journalDir())
 	return u, nil
 }
 
