@@ -5,10 +5,13 @@ PKGS    := ./...
 .PHONY: build run test test-unprivileged bench lint fuzz clean
 
 # nash-sandbox is the sandbox init; nash starts it from its own directory
-# (and re-executes itself when it is missing, more slowly).
+# (and re-executes itself when it is missing, more slowly). nash-index
+# carries out nash index and nash find, so that nash itself does not link
+# the index (bleve's start-up alone costs milliseconds per command).
 build:
 	$(GO) build -o $(BIN) ./cmd/nash
 	$(GO) build -o bin/nash-sandbox ./cmd/nash-sandbox
+	$(GO) build -o bin/nash-index ./cmd/nash-index
 
 run: build
 	./$(BIN)

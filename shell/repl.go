@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -81,9 +82,14 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 		}
 	}()
 	final, err := p.Run()
-	if fm, ok := final.(*model); ok && fm.pendingRun != nil {
-		// Quit with a run not yet committed: nothing may reach the disk.
-		_ = fm.pendingRun.sb.Abort(fm.pendingRun.pending.ID)
+	if fm, ok := final.(*model); ok {
+		if fm.pendingRun != nil {
+			// Quit with a run not yet committed: nothing may reach the disk.
+			_ = fm.pendingRun.sb.Abort(fm.pendingRun.pending.ID)
+		}
+		if fm.stopBackground != nil {
+			fm.stopBackground()
+		}
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
@@ -120,6 +126,8 @@ type model struct {
 	keys KeyMap
 	log  *slog.Logger
 	tty  *os.File // the terminal scripts write to; nil in tests
+	// stopBackground stops Config.Background's work once started.
+	stopBackground func()
 
 	state  state
 	width  int
@@ -197,8 +205,21 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 	return m, nil
 }
 
-// Init does nothing: no network call and no scan before the first prompt.
-func (m *model) Init() tea.Cmd { return nil }
+// backgroundDelay is how long after start-up the shell starts its
+// background work: the first prompt is drawn by then.
+const backgroundDelay = 200 * time.Millisecond
+
+// startBackgroundMsg starts Config.Background.
+type startBackgroundMsg struct{}
+
+// Init makes no network call and scans nothing before the first prompt:
+// background work (the index watcher) starts a moment after it.
+func (m *model) Init() tea.Cmd {
+	if m.e.cfg.Background == nil {
+		return nil
+	}
+	return tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} })
+}
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -209,6 +230,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case quitMsg:
 		return m, tea.Quit
+	case startBackgroundMsg:
+		if m.stopBackground == nil {
+			stop, err := m.e.cfg.Background(m.ctx)
+			if err != nil {
+				m.log.Warn("background work did not start", "err", err)
+			}
+			m.stopBackground = stop
+		}
+		return m, nil
 	case tea.KeyMsg:
 		return m.key(msg)
 	case planReadyMsg:

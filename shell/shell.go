@@ -71,6 +71,12 @@ type Config struct {
 	// summary of a committed transaction and returns it. The shell calls
 	// it after each commit without holding up the prompt.
 	Summarize SummarizeFunc
+	// Background, when set, starts work that lives as long as the
+	// interactive shell (the index watcher) and returns how to stop it.
+	// The shell starts it a moment after the first prompt is drawn, so it
+	// never delays that prompt, and stops it on exit; an error goes to
+	// the shell's log (nash.log in the state dir).
+	Background func(ctx context.Context) (stop func(), err error)
 }
 
 // SummarizeFunc summarizes what committed transaction txID changed.

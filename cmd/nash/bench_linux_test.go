@@ -9,16 +9,16 @@ import (
 	"testing"
 )
 
-// These benchmarks build nash and nash-sandbox and run them in a fresh
+// These benchmarks build nash and its helper binaries and run them in a fresh
 // process per operation, exactly as a person runs them; compare each with
 // its native counterpart measured in the same run.
 
-// buildBinaries builds nash and nash-sandbox as make build does, so the
+// buildBinaries builds nash, nash-sandbox and nash-index as make build does, so the
 // benchmarks measure what a person runs.
 func buildBinaries(b *testing.B) string {
 	b.Helper()
 	dir := b.TempDir()
-	for _, pkg := range []string{"nash", "nash-sandbox"} {
+	for _, pkg := range []string{"nash", "nash-sandbox", "nash-index"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "github.com/nash-shell/nash/cmd/"+pkg)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("build %s: %v\n%s", pkg, err, out)

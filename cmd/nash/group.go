@@ -13,18 +13,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/index"
 )
 
 // groupOptions are the flags of nash group.
 type groupOptions struct {
-	run   runOptions // --yes, --json
-	by    string
-	into  string
-	dir   string
-	link  bool
-	n     int
-	index indexOptions
+	run      runOptions // --yes, --json
+	by       string
+	into     string
+	dir      string
+	link     bool
+	n        int
+	indexDir string
 }
 
 func newGroupCmd(io stdio) *cobra.Command {
@@ -43,7 +42,7 @@ or abort; 'nash undo' puts everything back. Nothing in DIR is overwritten: a
 name already there, or taken by an earlier match, gets a suffix (notes.md,
 notes-2.md, notes-3.md). Files already in DIR, and files gone since they were
 indexed, are left out and named.`,
-		Args: indexMinArgs(1),
+		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runGroup(c.Context(), c, o, strings.Join(args, " "), io)
 		},
@@ -54,19 +53,16 @@ indexed, are left out and named.`,
 	f.StringVar(&o.dir, "dir", "", "only files under `DIR`")
 	f.BoolVar(&o.link, "link", false, "make symbolic links in DIR instead of moving the files")
 	f.IntVarP(&o.n, "n", "n", 20, "at most `N` files, best first")
-	f.StringVar(&o.index.dir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
+	f.StringVar(&o.indexDir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
 	f.BoolVarP(&o.run.yes, "yes", "y", false, "commit without asking")
 	f.BoolVar(&o.run.json, "json", false, "print one JSON object describing the run")
 	return cmd
 }
 
 func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query string, io stdio) error {
-	so := index.SearchOptions{N: o.n, NoSnippets: true}
+	q := indexQuery{query: query, mode: o.by, n: o.n, indexDir: o.indexDir}
 	switch o.by {
-	case "keyword":
-		so.Mode = index.Keyword
-	case "semantic":
-		so.Mode = index.Semantic
+	case "keyword", "semantic":
 	default:
 		return usageError{fmt.Sprintf("group: --by is keyword or semantic, not %s", effects.Quote(o.by))}
 	}
@@ -86,23 +82,22 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 		return usageError{fmt.Sprintf("group: %s is not a directory", effects.Quote(into))}
 	}
 	if o.dir != "" {
-		if so.Dir, err = filepath.Abs(o.dir); err != nil {
+		if q.dir, err = filepath.Abs(o.dir); err != nil {
 			return fmt.Errorf("group: %w", err)
 		}
 	}
-	res, err := findIn(ctx, o.index, query, so)
+	// nash-index find says what went wrong, and notes such as the
+	// semantic fallback, on stderr.
+	hits, err := searchIndex(ctx, cmd, q, io.err)
 	if err != nil {
-		var pe *index.ParseError
-		if errors.As(err, &pe) {
-			return usageError{fmt.Sprintf("group: %v", err)}
+		var se errIndexSearch
+		if errors.As(err, &se) {
+			return exitError{se.code}
 		}
 		return err
 	}
-	if res.Notice != "" {
-		fmt.Fprintf(io.err, "nash: note: %s\n", res.Notice)
-	}
-	paths := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
+	paths := make([]string, len(hits))
+	for i, h := range hits {
 		paths[i] = h.Path
 	}
 	prompt := fmt.Sprintf("nash group --by %s %s --into %s", o.by, effects.Quote(query), effects.Quote(into))
@@ -114,12 +109,12 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 		fmt.Fprintf(io.err, "nash: %s\n", n)
 	}
 	if plan.files == 0 {
-		if len(res.Hits) == 0 {
+		if len(hits) == 0 {
 			return fmt.Errorf("group: no indexed file matches %s", effects.Quote(query))
 		}
 		return errors.New("group: nothing to group")
 	}
-	if len(res.Hits) == o.n {
+	if len(hits) == o.n {
 		fmt.Fprintf(io.err, "nash: note: the best %d matches; -n N takes more\n", o.n)
 	}
 	showScript(io, plan.script)

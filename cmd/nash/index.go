@@ -1,524 +1,207 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tmc/langchaingo/embeddings"
-	"github.com/tmc/langchaingo/llms/ollama"
-	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/index"
+	"github.com/nash-shell/nash/internal/xdg"
 	"github.com/nash-shell/nash/planner"
 )
 
-// indexOptions are the flags shared by nash index and nash find.
-type indexOptions struct {
-	dir     string // --index-dir
-	verbose bool
-	hidden  bool
+// The index (nash index, nash find) runs in its own binary, nash-index
+// (package internal/indexcli): it links bleve, whose start-up costs several
+// milliseconds that nash run and the other commands should not pay. nash
+// finds it next to itself, then on PATH; NASH_INDEX_BIN overrides both.
+const indexBinName = "nash-index"
+
+// indexBinary locates nash-index.
+func indexBinary() (string, error) {
+	if p := os.Getenv("NASH_INDEX_BIN"); p != "" {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		cand := filepath.Join(filepath.Dir(exe), indexBinName)
+		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return cand, nil
+		}
+	}
+	if p, err := exec.LookPath(indexBinName); err == nil {
+		return p, nil
+	}
+	return "", errors.New("the index needs nash-index, which is neither next to nash nor on PATH (make build puts both in bin/)")
+}
+
+// indexCommand prepares nash-index with args, passing on what nash
+// resolved: the state dir and the config's index roots.
+func indexCommand(ctx context.Context, cmd *cobra.Command, args []string) (*exec.Cmd, error) {
+	bin, err := indexBinary()
+	if err != nil {
+		return nil, err
+	}
+	c := exec.CommandContext(ctx, bin, args...)
+	c.Args[0] = indexBinName
+	env := os.Environ()
+	if dir, err := stateDirFor(cmd); err == nil {
+		env = append(env, "NASH_STATE_DIR="+dir)
+	}
+	if os.Getenv("NASH_INDEX_ROOTS") == "" {
+		if cfg, err := loadConfig(os.Getenv); err == nil && len(cfg.IndexRoots) > 0 {
+			env = append(env, "NASH_INDEX_ROOTS="+strings.Join(cfg.IndexRoots, string(os.PathListSeparator)))
+		}
+	}
+	c.Env = env
+	// On ctrl+c the terminal interrupts nash-index too; nash gives it time
+	// to close the index cleanly (nash index watch) before killing it.
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGINT) }
+	c.WaitDelay = 5 * time.Second
+	return c, nil
+}
+
+// forwardIndex runs nash-index with args on nash's own stdio and returns
+// its exit code as nash's.
+func forwardIndex(ctx context.Context, cmd *cobra.Command, args []string, io stdio) error {
+	c, err := indexCommand(ctx, cmd, args)
+	if err != nil {
+		return err
+	}
+	c.Stdin, c.Stdout, c.Stderr = io.in, io.out, io.err
+	return indexExit(c.Run())
+}
+
+// indexExit turns nash-index's exit status into nash's: nash-index has
+// said why already.
+func indexExit(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if code := ee.ExitCode(); code > 0 {
+			return exitError{code}
+		}
+		return exitError{exitInterrupted}
+	}
+	if err != nil {
+		return fmt.Errorf("run nash-index: %w", err)
+	}
+	return nil
+}
+
+// newForwardCmd is a nash command carried out by nash-index: its flags and
+// help are nash-index's.
+func newForwardCmd(io stdio, name, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return forwardIndex(cmd.Context(), cmd, append([]string{name}, args...), io)
+		},
+	}
 }
 
 func newIndexCmd(io stdio) *cobra.Command {
-	var opts indexOptions
-	cmd := &cobra.Command{
-		Use:   "index",
-		Short: "keep the file index that nash find and the planner search",
-		Long: "index manages the keyword and semantic index of your files.\n" +
-			"Hidden directories, files matched by .gitignore or .nashignore, binary files and files\n" +
-			"over 32 MiB are left out. Semantic search needs an embedder: set\n" +
-			"NASH_EMBEDDER=ollama:MODEL (server from NASH_EMBED_URL or OLLAMA_HOST) or\n" +
-			"NASH_EMBEDDER=openai:MODEL (OPENAI_API_KEY, NASH_EMBED_URL for compatible servers).\n" +
-			"The index lives in $XDG_DATA_HOME/nash/index unless --index-dir or NASH_INDEX_DIR says otherwise.",
-	}
-	cmd.PersistentFlags().StringVar(&opts.dir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
-	cmd.PersistentFlags().BoolVarP(&opts.verbose, "verbose", "v", false, "list skipped files with the reason")
-	cmd.PersistentFlags().BoolVar(&opts.hidden, "hidden", false, "also index hidden directories")
-
-	add := &cobra.Command{
-		Use:   "add [PATH...]",
-		Short: "index the files under each PATH (default: index.roots of the config) and keep them indexed",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			return runIndexAdd(c.Context(), opts, args, io)
-		},
-	}
-	rm := &cobra.Command{
-		Use:   "rm PATH...",
-		Short: "drop indexed roots and their files from the index",
-		Args:  indexMinArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return runIndexRm(c.Context(), opts, args, io)
-		},
-	}
-	status := &cobra.Command{
-		Use:   "status",
-		Short: "show the indexed roots, counts and size",
-		Args:  indexMinArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return runIndexStatus(c.Context(), opts, io)
-		},
-	}
-	rebuild := &cobra.Command{
-		Use:   "rebuild",
-		Short: "throw the index away and index every root again",
-		Args:  indexMinArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return runIndexRebuild(c.Context(), opts, io)
-		},
-	}
-	var versionsBudget string
-	watch := &cobra.Command{
-		Use:   "watch",
-		Short: "keep the index in step with changes under the roots until interrupted",
-		Long: `Keep the index in step with changes under the roots until interrupted.
-It also records each new version of an indexed file changed outside nash,
-for nash history and nash rollback, keeping at most --versions-budget bytes
-of copies (NASH_VERSIONS_BUDGET; 0 records nothing).`,
-		Args: indexMinArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			if versionsBudget == "" {
-				versionsBudget = os.Getenv("NASH_VERSIONS_BUDGET")
-			}
-			if versionsBudget == "" {
-				versionsBudget = "256M"
-			}
-			budget, err := parseSize(versionsBudget)
-			if err != nil {
-				return usageError{"--versions-budget: " + err.Error()}
-			}
-			var rec versionRecorder
-			if budget > 0 {
-				sb, err := openSandbox(c.Context(), c, io)
-				if err != nil {
-					return wrapSandboxErr(err)
-				}
-				defer sb.Close()
-				rec = func(p string) error { return sb.RecordVersion(p, budget) }
-			}
-			return runIndexWatch(c.Context(), opts, io, rec)
-		},
-	}
-	watch.Flags().StringVar(&versionsBudget, "versions-budget", "", "bytes of recorded versions to keep (e.g. 256M)")
-	cmd.AddCommand(add, rm, status, rebuild, watch)
-	return cmd
+	return newForwardCmd(io, "index", "keep the file index that nash find and the planner search (add, rm, status, rebuild, watch)")
 }
 
-// indexMinArgs accepts at least n arguments, or exactly none when n is 0;
-// anything else is a usage error.
-func indexMinArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		switch {
-		case n == 0 && len(args) > 0:
-			return usageError{fmt.Sprintf("%s takes no arguments", cmd.CommandPath())}
-		case len(args) < n:
-			return usageError{fmt.Sprintf("%s needs at least %d argument(s): %s", cmd.CommandPath(), n, cmd.Use)}
-		}
-		return nil
-	}
+func newFindCmd(io stdio) *cobra.Command {
+	return newForwardCmd(io, "find", "find files by keyword or by meaning in the index")
 }
 
-// xdgDataHome returns $XDG_DATA_HOME, or ~/.local/share as the XDG base
-// directory specification says.
-func xdgDataHome(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return d, nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find the data directory: %w", err)
-		}
-	}
-	return filepath.Join(home, ".local", "share"), nil
+// indexQuery is a search nash makes through nash-index find.
+type indexQuery struct {
+	query string
+	mode  string // "", "keyword", "semantic" or "hybrid"
+	n     int
+	dir   string // only files under dir
+	plain bool   // query is plain words, not query syntax
+	// indexDir is the index to search; "" is the default.
+	indexDir string
 }
 
-// indexDirFor returns the index directory: the flag, NASH_INDEX_DIR, or
-// $XDG_DATA_HOME/nash/index.
-func indexDirFor(flag string, getenv func(string) string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if d := getenv("NASH_INDEX_DIR"); d != "" {
-		return d, nil
-	}
-	data, err := xdgDataHome(getenv)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(data, "nash", "index"), nil
+// indexHit is one hit of nash-index find --json.
+type indexHit struct {
+	Path    string  `json:"path"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet"`
+	Line    int     `json:"line"`
 }
 
-// embedderFromEnv builds the embedder NASH_EMBEDDER names, or returns nil
-// when it is unset.
-func embedderFromEnv(getenv func(string) string) (index.Embedder, string, error) {
-	spec := getenv("NASH_EMBEDDER")
-	if spec == "" || spec == "none" {
-		return nil, "", nil
-	}
-	provider, model, ok := strings.Cut(spec, ":")
-	if !ok || model == "" {
-		return nil, "", fmt.Errorf("NASH_EMBEDDER=%q: want PROVIDER:MODEL, e.g. ollama:nomic-embed-text", spec)
-	}
-	url := getenv("NASH_EMBED_URL")
-	var client embeddings.EmbedderClient
-	switch provider {
-	case "ollama":
-		if url == "" {
-			url = getenv("OLLAMA_HOST")
-		}
-		if url != "" && !strings.Contains(url, "://") {
-			url = "http://" + url
-		}
-		opts := []ollama.Option{ollama.WithModel(model)}
-		if url != "" {
-			opts = append(opts, ollama.WithServerURL(url))
-		}
-		llm, err := ollama.New(opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("embedder %s: %w", spec, err)
-		}
-		client = llm
-	case "openai":
-		opts := []openai.Option{openai.WithEmbeddingModel(model)}
-		if url != "" {
-			opts = append(opts, openai.WithBaseURL(url))
-		}
-		if key := getenv("OPENAI_API_KEY"); key != "" {
-			opts = append(opts, openai.WithToken(key))
-		} else if url != "" {
-			opts = append(opts, openai.WithToken("none")) // local servers take any key
-		}
-		llm, err := openai.New(opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("embedder %s: %w", spec, err)
-		}
-		client = llm
-	default:
-		return nil, "", fmt.Errorf("NASH_EMBEDDER=%q: unknown provider %q (ollama, openai)", spec, provider)
-	}
-	e, err := embeddings.NewEmbedder(client)
-	if err != nil {
-		return nil, "", fmt.Errorf("embedder %s: %w", spec, err)
-	}
-	return e, spec, nil
+// errIndexSearch says nash-index find failed and has said why on stderr.
+type errIndexSearch struct{ code int }
+
+func (e errIndexSearch) Error() string {
+	return fmt.Sprintf("nash find failed (exit status %d)", e.code)
 }
 
-// openIndex opens the index the options and environment name.
-func openIndex(ctx context.Context, opts indexOptions, extra ...index.Option) (*index.Index, error) {
-	dir, err := indexDirFor(opts.dir, os.Getenv)
+// searchIndex runs nash-index find --json for q. Its notes and errors go to
+// errw. No match is an empty list, not an error.
+func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.Writer) ([]indexHit, error) {
+	args := []string{"find", "--json", "-n", fmt.Sprint(q.n)}
+	if q.mode != "" {
+		args = append(args, "--"+q.mode)
+	}
+	if q.dir != "" {
+		args = append(args, "--dir", q.dir)
+	}
+	if q.plain {
+		args = append(args, "--plain")
+	}
+	if q.indexDir != "" {
+		args = append(args, "--index-dir", q.indexDir)
+	}
+	args = append(args, "--", q.query)
+	c, err := indexCommand(ctx, cmd, args)
 	if err != nil {
 		return nil, err
 	}
-	e, model, err := embedderFromEnv(os.Getenv)
-	if err != nil {
-		return nil, err
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, errw
+	err = c.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() == exitFailure && out.Len() > 0:
+		// Exit status 1 with a JSON list: nothing matched.
+	case errors.As(err, &ee):
+		return nil, errIndexSearch{ee.ExitCode()}
+	case err != nil:
+		return nil, fmt.Errorf("run nash-index: %w", err)
 	}
-	ixOpts := []index.Option{index.IncludeHidden(opts.hidden)}
-	if e != nil {
-		ixOpts = append(ixOpts, index.Embeddings(e, model))
+	var hits []indexHit
+	if err := json.Unmarshal(out.Bytes(), &hits); err != nil {
+		return nil, fmt.Errorf("read nash find's answer: %w", err)
 	}
-	ix, err := index.Open(ctx, dir, append(ixOpts, extra...)...)
-	if errors.Is(err, index.ErrLocked) {
-		return nil, fmt.Errorf("%w (is nash index watch running?)", err)
-	}
-	return ix, err
+	return hits, nil
 }
 
-// progressPrinter reports long indexing runs on w: nothing for the first
-// second, then a line at most every two seconds.
-func progressPrinter(w io.Writer) index.Option {
-	start := time.Now()
-	var last time.Time
-	return index.OnProgress(func(p index.Progress) {
-		now := time.Now()
-		if p.Done || now.Sub(start) < time.Second || now.Sub(last) < 2*time.Second {
-			return
-		}
-		last = now
-		fmt.Fprintf(w, "indexing: %d files found, %d indexed, %d skipped\n", p.Seen, p.Indexed, p.Skipped)
-	})
-}
-
-func printStats(io stdio, st index.Stats, verbose bool) {
-	fmt.Fprintf(io.out, "indexed %d files (%d chunks), %d unchanged, %d skipped, %d removed in %s\n",
-		st.Indexed, st.Chunks, st.Unchanged, len(st.Skipped), st.Removed, st.Elapsed.Round(time.Millisecond))
-	if verbose {
-		for _, s := range st.Skipped {
-			fmt.Fprintf(io.out, "skipped %s: %s\n", quoteIndexPath(s.Path), s.Reason)
-		}
-	}
-	if st.EmbedErr != nil {
-		fmt.Fprintf(io.err, "nash: warning: semantic index incomplete, files will be embedded on the next run: %v\n", st.EmbedErr)
-	}
-}
-
-// quoteIndexPath escapes control characters in a path for display.
-func quoteIndexPath(p string) string {
-	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
-		return p
-	}
-	q := fmt.Sprintf("%q", p)
-	return q
-}
-
-func runIndexAdd(ctx context.Context, opts indexOptions, paths []string, io stdio) error {
-	if len(paths) == 0 {
-		cfg, err := loadConfig(os.Getenv)
-		if err != nil {
-			return err
-		}
-		if len(cfg.IndexRoots) == 0 {
-			return usageError{"index add: give PATH..., or list index.roots in the config file (or NASH_INDEX_ROOTS)"}
-		}
-		paths = cfg.IndexRoots
-	}
-	ix, err := openIndex(ctx, opts, progressPrinter(io.err))
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	st, err := ix.Add(ctx, paths...)
-	if err != nil {
-		return fmt.Errorf("index add: %w", err)
-	}
-	printStats(io, st, opts.verbose)
-	return ix.Close()
-}
-
-func runIndexRm(ctx context.Context, opts indexOptions, paths []string, io stdio) error {
-	ix, err := openIndex(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	st, err := ix.Remove(ctx, paths...)
-	if err != nil {
-		return fmt.Errorf("index rm: %w", err)
-	}
-	fmt.Fprintf(io.out, "removed %d files from the index\n", st.Removed)
-	return ix.Close()
-}
-
-func runIndexRebuild(ctx context.Context, opts indexOptions, io stdio) error {
-	ix, err := openIndex(ctx, opts, progressPrinter(io.err))
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	st, err := ix.Rebuild(ctx)
-	if err != nil {
-		return fmt.Errorf("index rebuild: %w", err)
-	}
-	printStats(io, st, opts.verbose)
-	return ix.Close()
-}
-
-func runIndexStatus(ctx context.Context, opts indexOptions, io stdio) error {
-	ix, err := openIndex(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	st, err := ix.Status()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(io.out, "index: %s\n", st.Dir)
-	if len(st.Roots) == 0 {
-		fmt.Fprintln(io.out, "roots: none (nash index add PATH)")
-	} else {
-		fmt.Fprintln(io.out, "roots:")
-		for _, r := range st.Roots {
-			fmt.Fprintf(io.out, "  %s\n", quoteIndexPath(r))
-		}
-	}
-	fmt.Fprintf(io.out, "files: %d (%d chunks), %d skipped\n", st.Files, st.Chunks, len(st.Skipped))
-	if st.Model != "" {
-		fmt.Fprintf(io.out, "semantic: %d vectors (%s)\n", st.Vectors, st.Model)
-	} else {
-		fmt.Fprintln(io.out, "semantic: off (set NASH_EMBEDDER=ollama:MODEL)")
-	}
-	fmt.Fprintf(io.out, "size: %.1f MB\n", float64(st.SizeBytes)/1e6)
-	if opts.verbose {
-		for _, s := range st.Skipped {
-			fmt.Fprintf(io.out, "skipped %s: %s\n", quoteIndexPath(s.Path), s.Reason)
-		}
-	}
-	return ix.Close()
-}
-
-// versionRecorder keeps a copy of a file's new content (see nash history).
-type versionRecorder func(path string) error
-
-func runIndexWatch(ctx context.Context, opts indexOptions, io stdio, record versionRecorder) error {
-	ix, err := openIndex(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	// Catch up with what changed while nobody watched.
-	st, err := ix.Update(ctx)
-	if err != nil {
-		return fmt.Errorf("index watch: %w", err)
-	}
-	printStats(io, st, opts.verbose)
-	w, err := ix.Watch(ctx, index.OnWatchEvent(func(ev index.WatchEvent) {
-		if record != nil && ev.Op == "sync" {
-			for _, p := range ev.Paths {
-				if err := record(p); err != nil {
-					fmt.Fprintf(io.err, "nash: record a version of %s: %v\n", effects.Quote(p), err)
-				}
-			}
-		}
-		switch {
-		case ev.Err != nil:
-			fmt.Fprintf(io.err, "nash: watch: %v\n", ev.Err)
-		case ev.Op == "rescan":
-			fmt.Fprintf(io.out, "rescanned after lost events: %d indexed, %d removed\n", ev.Stats.Indexed, ev.Stats.Removed)
-		case ev.Stats.Indexed+ev.Stats.Removed > 0:
-			fmt.Fprintf(io.out, "updated: %d indexed, %d removed\n", ev.Stats.Indexed, ev.Stats.Removed)
-		}
-	}))
-	if err != nil {
-		return fmt.Errorf("index watch: %w", err)
-	}
-	dir, err := indexDirFor(opts.dir, os.Getenv)
-	if err != nil {
-		return err
-	}
-	// nash find cannot open the index while we hold it; it asks us instead.
-	if stop, err := serveQueries(ix, dir, io); err != nil {
-		fmt.Fprintf(io.err, "nash: warning: nash find will not work while this watch runs: %v\n", err)
-	} else {
-		defer stop()
-	}
-	fmt.Fprintln(io.out, "watching; interrupt to stop")
-	<-ctx.Done()
-	w.Close()
-	return ctx.Err()
-}
-
-// querySocket is the Unix socket in the index directory where nash index
-// watch, which holds the index, answers nash find.
-const querySocket = "query.sock"
-
-// remoteQuery and remoteAnswer are the messages on the query socket: one
-// JSON request and one JSON answer per connection.
-type remoteQuery struct {
-	Query   string
-	Options index.SearchOptions
-}
-
-type remoteAnswer struct {
-	Result     *index.Result
-	Err        string
-	ParseError *index.ParseError `json:",omitempty"` // set when the query did not parse
-}
-
-// serveQueries answers searches on the query socket until stop is called.
-func serveQueries(ix *index.Index, dir string, io stdio) (stop func(), err error) {
-	path := filepath.Join(dir, querySocket)
-	os.Remove(path) // a socket left by a crash; we hold the index lock
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("listen for queries: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				if ctx.Err() == nil {
-					fmt.Fprintf(io.err, "nash: watch: query socket: %v\n", err)
-				}
-				return
-			}
-			go answerQuery(ctx, ix, conn)
-		}
-	}()
-	return func() {
-		cancel()
-		ln.Close()
-		<-done
-		os.Remove(path)
-	}, nil
-}
-
-func answerQuery(ctx context.Context, ix *index.Index, conn net.Conn) {
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	var q remoteQuery
-	if err := json.NewDecoder(conn).Decode(&q); err != nil {
-		return
-	}
-	var a remoteAnswer
-	res, err := ix.Search(ctx, q.Query, q.Options)
-	if err != nil {
-		a.Err = err.Error()
-		errors.As(err, &a.ParseError)
-	}
-	a.Result = res
-	json.NewEncoder(conn).Encode(a)
-}
-
-// errNoWatcher says no nash index watch answers on the query socket.
-var errNoWatcher = errors.New("no nash index watch answers")
-
-// remoteSearch asks the nash index watch that holds the index to search.
-func remoteSearch(ctx context.Context, dir, query string, so index.SearchOptions) (*index.Result, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, querySocket))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoWatcher, err)
-	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
-	if err := json.NewEncoder(conn).Encode(remoteQuery{Query: query, Options: so}); err != nil {
-		return nil, fmt.Errorf("ask nash index watch: %w", err)
-	}
-	var a remoteAnswer
-	if err := json.NewDecoder(conn).Decode(&a); err != nil {
-		return nil, fmt.Errorf("answer from nash index watch: %w", err)
-	}
-	if a.ParseError != nil {
-		return nil, a.ParseError
-	}
-	if a.Err != "" {
-		return nil, errors.New(a.Err)
-	}
-	if a.Result == nil {
-		return nil, errors.New("empty answer from nash index watch")
-	}
-	return a.Result, nil
-}
-
-// indexRetriever lets the planner find files through the index: it turns
-// index hits into planner documents. Wire it with
-// planner.UseRetriever(indexRetriever{ix}, k).
-type indexRetriever struct{ ix *index.Index }
+// indexRetriever lets the planner find files by what they contain through
+// nash-index find, which opens the index per request (or asks the watcher
+// that holds it): nash keeps no index lock between requests and scans
+// nothing before one. Without an index it finds nothing.
+type indexRetriever struct{ cmd *cobra.Command }
 
 var _ planner.Retriever = indexRetriever{}
 
 // Retrieve returns the k files that best match a request.
 func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]planner.Document, error) {
-	hits, err := r.ix.Retrieve(ctx, query, k)
+	if !indexExists() {
+		return nil, nil
+	}
+	var errb bytes.Buffer
+	hits, err := searchIndex(ctx, r.cmd, indexQuery{query: query, mode: "hybrid", n: k, plain: true}, &errb)
 	if err != nil {
+		if msg := strings.TrimSpace(errb.String()); msg != "" {
+			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "nash: "))
+		}
 		return nil, err
 	}
 	docs := make([]planner.Document, len(hits))
@@ -526,4 +209,64 @@ func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]pl
 		docs[i] = planner.Document{Path: h.Path, Snippet: h.Snippet, Score: h.Score}
 	}
 	return docs, nil
+}
+
+// indexExists reports whether the index directory exists.
+func indexExists() bool {
+	dir, err := xdg.IndexDir("", os.Getenv)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(dir)
+	return err == nil
+}
+
+// watchLog is the file in the state dir where the shell's index watcher
+// writes what it does.
+const watchLog = "index-watch.log"
+
+// startIndexWatch runs nash index watch for as long as the interactive
+// shell lives, so that files changed under the roots are searchable within
+// a second (by :find, nash find and the planner) while nash is open. It
+// does nothing when no index exists: the shell creates none uninvited. When
+// another watcher holds the index, this one says so in its log and ends.
+// The returned func stops it.
+func startIndexWatch(ctx context.Context, cmd *cobra.Command, stateDir string) (stop func(), err error) {
+	if !indexExists() {
+		return func() {}, nil
+	}
+	c, err := indexCommand(context.WithoutCancel(ctx), cmd, []string{"index", "watch"})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("index watcher: %w", err)
+	}
+	logf, err := os.OpenFile(filepath.Join(stateDir, watchLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("index watcher: %w", err)
+	}
+	c.Stdout, c.Stderr = logf, logf
+	// Its own process group: ctrl+c at the terminal is meant for the
+	// script in the foreground, not for the watcher.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := c.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start the index watcher: %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = c.Wait()
+		logf.Close()
+		close(done)
+	}()
+	return func() {
+		_ = c.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = c.Process.Kill()
+			<-done
+		}
+	}, nil
 }

@@ -5,14 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/planner"
 )
 
@@ -117,35 +118,6 @@ func TestIndexCommands(t *testing.T) {
 	}
 }
 
-func TestIndexDirFor(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	tests := []struct {
-		flag string
-		env  map[string]string
-		want string
-	}{
-		{"/flag", map[string]string{"NASH_INDEX_DIR": "/env"}, "/flag"},
-		{"", map[string]string{"NASH_INDEX_DIR": "/env", "XDG_DATA_HOME": "/xdg"}, "/env"},
-		{"", map[string]string{"XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/nash/index"},
-		{"", map[string]string{"XDG_DATA_HOME": "relative", "HOME": "/home/u"}, "/home/u/.local/share/nash/index"},
-		{"", map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/nash/index"},
-	}
-	for _, tt := range tests {
-		got, err := indexDirFor(tt.flag, env(tt.env))
-		if err != nil || got != tt.want {
-			t.Errorf("indexDirFor(%q, %v) = %q, %v; want %q", tt.flag, tt.env, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"ollama", "ollama:", "magic:model"} {
-		if _, _, err := embedderFromEnv(env(map[string]string{"NASH_EMBEDDER": bad})); err == nil {
-			t.Errorf("NASH_EMBEDDER=%q accepted", bad)
-		}
-	}
-	if e, _, err := embedderFromEnv(env(map[string]string{})); e != nil || err != nil {
-		t.Errorf("no NASH_EMBEDDER: %v, %v", e, err)
-	}
-}
-
 // ollamaEmbedServer answers the Ollama /api/embed protocol with a
 // deterministic bag-of-words hash embedding.
 func ollamaEmbedServer(t *testing.T) *httptest.Server {
@@ -174,24 +146,90 @@ func ollamaEmbedServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// TestIndexRetriever: the planner's retriever finds files through
+// nash-index find, and finds nothing when there is no index.
 func TestIndexRetriever(t *testing.T) {
 	ctx := context.Background()
+	t.Setenv("NASH_EMBEDDER", "")
+	t.Setenv("NASH_INDEX_DIR", "")
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	r := indexRetriever{newRootCmd(stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})}
+	if docs, err := r.Retrieve(ctx, "bread", 2); err != nil || len(docs) != 0 {
+		t.Fatalf("Retrieve without an index = %+v, %v; want nothing", docs, err)
+	}
 	dir := indexTree(t)
-	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"))
-	if err != nil {
-		t.Fatal(err)
+	if _, errOut, code := runIndexCLI(t, "index", "add", dir); code != 0 {
+		t.Fatalf("index add: %s", errOut)
 	}
-	defer ix.Close()
-	if _, err := ix.Add(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	var r planner.Retriever = indexRetriever{ix}
-	docs, err := r.Retrieve(ctx, "where is my (sourdough) bread recipe?", 2)
+	var p planner.Retriever = r
+	docs, err := p.Retrieve(ctx, "where is my (sourdough) bread recipe?", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(docs) == 0 || docs[0].Path != filepath.Join(dir, "recipes/bread.md") || docs[0].Score <= 0 ||
 		!strings.Contains(docs[0].Snippet, "sourdough") {
 		t.Errorf("Retrieve = %+v", docs)
+	}
+}
+
+// TestTmuxShellWatchesIndex: with an index set up, the interactive shell
+// keeps it in step with the disk while it runs: a file written from
+// outside is found by :find and by nash find elsewhere; when the shell
+// exits, its watcher lets go of the index.
+func TestTmuxShellWatchesIndex(t *testing.T) {
+	t.Setenv("NASH_EMBEDDER", "")
+	indexDir := filepath.Join(t.TempDir(), "index")
+	t.Setenv("NASH_INDEX_DIR", indexDir)
+	dir := indexTree(t)
+	if _, errOut, code := runIndexCLI(t, "index", "add", dir); code != 0 {
+		t.Fatalf("index add: %s", errOut)
+	}
+	tn := startNash(t, "", "NASH_INDEX_DIR="+indexDir)
+	watchLogPath := filepath.Join(tn.home, ".local", "state", "nash", watchLog)
+	deadline := time.Now().Add(waitLimit)
+	for {
+		b, _ := os.ReadFile(watchLogPath)
+		if strings.Contains(string(b), "watching") {
+			break
+		}
+		if time.Now().After(deadline) {
+			tn.fatalf("the shell started no index watcher; its log says %q", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The watcher holds the index: nash find asks it.
+	fresh := filepath.Join(dir, "fresh.md")
+	written := time.Now()
+	if err := os.WriteFile(fresh, []byte("# Zanzibarite\n\nA mineral nobody has heard of.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		out, errOut, code := runIndexCLI(t, "find", "zanzibarite")
+		if code == 0 && strings.Contains(out, fresh) {
+			t.Logf("a file written under a root was found %v later", time.Since(written).Round(time.Millisecond))
+			break
+		}
+		if code != 0 && code != exitFailure {
+			t.Fatalf("nash find while the shell watches: code %d, stderr %q", code, errOut)
+		}
+		if time.Since(written) > waitLimit {
+			tn.fatalf("a file written under a root was never found; last answer %q %q", out, errOut)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tn.typeLine(":find zanzibarite")
+	tn.waitFor(`fresh\.md:\d+`)
+	tn.typeLine("exit")
+	deadline = time.Now().Add(waitLimit)
+	for {
+		// Without a watcher, nash index status opens the index itself.
+		_, errOut, code := runIndexCLI(t, "index", "status")
+		if code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index stayed locked after the shell exited: %s", errOut)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

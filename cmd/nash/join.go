@@ -30,7 +30,7 @@ exist. Without --into it appends B, ... to A and removes them.
 nash writes the script, shows it, and runs it like nash run: in the sandbox,
 with a summary of what changed, then commit or abort; 'nash undo' puts
 everything back. A name starting with - needs -- first: nash join -- -a -b.`,
-		Args: indexMinArgs(2),
+		Args: minArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runJoin(c.Context(), c, o, args, io)
 		},

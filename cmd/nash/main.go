@@ -109,6 +109,16 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// minArgs accepts at least n arguments; fewer is a usage error.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError{fmt.Sprintf("%s needs at least %d argument(s): %s", cmd.CommandPath(), n, cmd.Use)}
+		}
+		return nil
+	}
+}
+
 func newRootCmd(io stdio) *cobra.Command {
 	var so shellOptions
 	root := &cobra.Command{

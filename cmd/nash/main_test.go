@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nash-shell/nash/internal/indexcli"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -20,6 +21,16 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv("NASH_TEST_FENCE") != "" {
 		os.Exit(fenceMain())
+	}
+	// nash starts nash-index for nash index and nash find: here, this
+	// binary again, under that name.
+	if filepath.Base(os.Args[0]) == indexBinName {
+		os.Exit(indexcli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if os.Getenv("NASH_INDEX_BIN") == "" {
+		if self, err := os.Executable(); err == nil {
+			os.Setenv("NASH_INDEX_BIN", self)
+		}
 	}
 	if os.Getenv("NASH_TEST_MAIN") == "1" {
 		main()

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/shell"
@@ -131,7 +130,7 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 				return nil, err
 			}
 			return planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv), planner.UseMemory(mem),
-				planner.UseRetriever(shellRetriever{}, 5))
+				planner.UseRetriever(indexRetriever{cmd}, 5))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
 			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}
@@ -154,16 +153,19 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 			opts = append(opts, sandbox.Stdio(in, out, errw))
 			return sandbox.New(ctx, opts...)
 		},
-		Find:      shellFind(c.IndexRoots),
+		Find:      shellFind(cmd, c.IndexRoots),
 		Summarize: shellSummarizer(c.Model, stateDir),
-		Model:     model,
-		StateDir:  stateDir,
-		Dir:       dir,
-		Env:       os.Environ(),
-		Home:      home,
-		Editor:    c.Editor,
-		Color:     !noColor && os.Getenv("TERM") != "dumb",
-		Keys:      keys,
+		Background: func(ctx context.Context) (func(), error) {
+			return startIndexWatch(ctx, cmd, stateDir)
+		},
+		Model:    model,
+		StateDir: stateDir,
+		Dir:      dir,
+		Env:      os.Environ(),
+		Home:     home,
+		Editor:   c.Editor,
+		Color:    !noColor && os.Getenv("TERM") != "dumb",
+		Keys:     keys,
 	}, nil
 }
 
@@ -179,54 +181,27 @@ func stateDirFor(cmd *cobra.Command) (string, error) {
 	return dir, nil
 }
 
-// shellFind is :find: nash find's search over the index, or ErrNoIndex
-// when there is none.
-func shellFind(roots []string) shell.FindFunc {
+// shellFind is :find: nash find over the index, or ErrNoIndex when there
+// is none.
+func shellFind(cmd *cobra.Command, roots []string) shell.FindFunc {
 	return func(ctx context.Context, query string, w io.Writer) error {
-		dir, err := indexDirFor("", os.Getenv)
-		if err != nil {
-			return err
-		}
-		if _, err := os.Stat(dir); err != nil {
+		if !indexExists() {
 			if len(roots) > 0 {
 				return fmt.Errorf("%w (your config names roots: nash index add %s)", shell.ErrNoIndex, quoteAll(roots))
 			}
 			return shell.ErrNoIndex
 		}
-		err = runFind(ctx, findOptions{n: 10, snippets: true}, query, stdio{in: nil, out: w, err: w})
+		err := forwardIndex(ctx, cmd, []string{"find", "-n", "10", "--snippets", "--", query}, stdio{in: strings.NewReader(""), out: w, err: w})
 		var ee exitError
 		if errors.As(err, &ee) && ee.code == exitFailure {
 			fmt.Fprintln(w, "no matches")
 			return nil
 		}
+		if errors.As(err, &ee) {
+			return nil // nash find has said what went wrong
+		}
 		return err
 	}
-}
-
-// shellRetriever lets the planner find files by what they contain. It
-// opens the index per request (or asks the nash index watch that holds
-// it), so the shell keeps no index lock between requests and scans
-// nothing before one; without an index it finds nothing.
-type shellRetriever struct{}
-
-// Retrieve returns the k files that best match a request.
-func (shellRetriever) Retrieve(ctx context.Context, query string, k int) ([]planner.Document, error) {
-	dir, err := indexDirFor("", os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, nil
-	}
-	res, err := findIn(ctx, indexOptions{}, index.PlainQuery(query), index.SearchOptions{Mode: index.Hybrid, N: k})
-	if err != nil {
-		return nil, err
-	}
-	docs := make([]planner.Document, len(res.Hits))
-	for i, h := range res.Hits {
-		docs[i] = planner.Document{Path: h.Path, Snippet: h.Snippet, Score: h.Score}
-	}
-	return docs, nil
 }
 
 // shellError gives the shell's errors their exit codes.

@@ -95,24 +95,6 @@ func absPaths(args []string) ([]string, error) {
 	return out, nil
 }
 
-// parseSize reads sizes like 500M, 2G, 1024.
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40} {
-		if t, ok := strings.CutSuffix(strings.TrimSuffix(s, "B"), suffix); ok && t != "" {
-			s, mult = t, m
-			break
-		}
-	}
-	s = strings.TrimSuffix(s, "B")
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("size %q: want a number with an optional K, M, G or T", s)
-	}
-	return int64(n * float64(mult)), nil
-}
-
 // parseAge reads durations like 36h or 7d.
 func parseAge(s string) (time.Duration, error) {
 	if d, ok := strings.CutSuffix(s, "d"); ok {

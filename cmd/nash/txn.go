@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/size"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -216,7 +217,7 @@ func newGCCmd(io stdio) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var age time.Duration
-			size := int64(-1)
+			limit := int64(-1)
 			var err error
 			if olderThan == "" && maxSize == "" {
 				return usageError{"say what to release: --older-than DURATION and/or --max-size SIZE"}
@@ -227,7 +228,7 @@ func newGCCmd(io stdio) *cobra.Command {
 				}
 			}
 			if maxSize != "" {
-				if size, err = parseSize(maxSize); err != nil {
+				if limit, err = size.Parse(maxSize); err != nil {
 					return usageError{err.Error()}
 				}
 			}
@@ -235,7 +236,7 @@ func newGCCmd(io stdio) *cobra.Command {
 			if err != nil {
 				return wrapSandboxErr(err)
 			}
-			res, err := sb.GC(cmd.Context(), age, size)
+			res, err := sb.GC(cmd.Context(), age, limit)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package indexcli
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/index"
+	"github.com/nash-shell/nash/internal/xdg"
 )
 
 // findOptions are the flags of nash find.
@@ -25,6 +26,7 @@ type findOptions struct {
 	dir      string
 	json     bool
 	snippets bool
+	plain    bool
 }
 
 func newFindCmd(io stdio) *cobra.Command {
@@ -55,6 +57,7 @@ func newFindCmd(io stdio) *cobra.Command {
 	f.StringVar(&opts.dir, "dir", "", "only files under `DIR`")
 	f.BoolVar(&opts.json, "json", false, "print hits as JSON")
 	f.BoolVar(&opts.snippets, "snippets", false, "print scores and snippets even in a pipe")
+	f.BoolVar(&opts.plain, "plain", false, "take QUERY as plain words: no phrases, operators or filters")
 	f.StringVar(&opts.index.dir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
 	return cmd
 }
@@ -96,6 +99,9 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 		so.Dir = abs
 	}
 	so.NoSnippets = !opts.json && !opts.snippets && !isTerminal(io.out)
+	if opts.plain {
+		query = index.PlainQuery(query)
+	}
 	res, err := findIn(ctx, opts.index, query, so)
 	if err != nil {
 		var pe *index.ParseError
@@ -141,7 +147,7 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 func findIn(ctx context.Context, opts indexOptions, query string, so index.SearchOptions) (*index.Result, error) {
 	ix, err := openIndex(ctx, opts, index.LockTimeout(300*time.Millisecond))
 	if errors.Is(err, index.ErrLocked) {
-		dir, derr := indexDirFor(opts.dir, os.Getenv)
+		dir, derr := xdg.IndexDir(opts.dir, os.Getenv)
 		if derr != nil {
 			return nil, derr
 		}
