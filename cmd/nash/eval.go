@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,10 +20,12 @@ import (
 // evalOptions are the flags of nash eval intercode-alfa, plus what tests
 // swap in.
 type evalOptions struct {
-	data  string
-	model string
-	json  bool
-	limit int
+	data       string
+	model      string
+	json       bool
+	limit      int
+	judge      string // exact, similar or model; empty: similar
+	judgeModel string // the model judge's spec; empty: the planner's
 
 	getenv      func(string) string // provider settings and NASH_MODEL
 	workDir     string              // where fixtures go; empty: $TMPDIR
@@ -42,25 +46,33 @@ func newEvalCmd(io stdio) *cobra.Command {
 	}
 	var o evalOptions
 	ic := &cobra.Command{
-		Use:   "intercode-alfa --data DIR [--model provider:model] [--json] [--limit N]",
+		Use:   "intercode-alfa --data DIR [--model provider:model] [--judge exact|similar|model] [--json] [--limit N]",
 		Short: "score the planner on InterCode-ALFA's 300 tasks by execution equivalence",
 		Long: `Run each of InterCode-ALFA's 300 natural-language tasks through the planner,
 then run the predicted command and the task's gold command on the task's
 fixture in the sandbox (nothing on disk changes), and count the prediction
-correct when both runs change the same files in the same way and print the
-same output (standard output and error together; trailing spaces ignored).
-Prints the accuracy overall and per difficulty; progress goes to standard
-error. Tasks whose gold command needs a program not installed here are
-skipped and counted apart.
+correct when both runs change the same files in the same way and a judge
+finds their output (standard output and error together) equivalent.
+Prints the accuracy overall and per difficulty, and the judge used;
+progress goes to standard error. Tasks whose gold command needs a program
+not installed here are skipped and counted apart.
+
+Judges (--judge):
+  similar  the default: the same records, in any order, each with more or
+           fewer columns (ls and ls -l, md5sum with or without names), by a
+           weighted token overlap of at least half; output lines that only
+           name the files both runs changed or read (cp -v) are set aside
+  exact    outputs equal but for trailing blanks
+  model    ask a model whether the outputs answer the task alike, as the
+           benchmark's own judge does (--judge-model, default the planner's)
 
 DIR holds nl2bash_fs_{1..5}.json, setup_nl2b_fs_{1..5}.sh and the
 Dockerfiles. The model is --model, else NASH_MODEL, else
 ` + planner.DefaultSpec + `.
 
-Published figures for scale: gpt-4o about 74%, qwen2.5-coder 7B about 62%.
-Those let GPT-4 judge outputs that differ; nash compares them exactly, so
-expect lower numbers here (the benchmark's own second gold commands score
-about 61%).`,
+Published figures for scale: gpt-4o about 74%, qwen2.5-coder 7B about 62%,
+judged by GPT-4 where outputs differ. The benchmark's own second gold
+commands score about 85% with the similar judge and 61% with the exact one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.getenv = os.Getenv
@@ -72,8 +84,35 @@ about 61%).`,
 	f.StringVar(&o.model, "model", "", "the model, as `provider:model` (default $NASH_MODEL, else "+planner.DefaultSpec+")")
 	f.BoolVar(&o.json, "json", false, "print the result, every task included, as JSON")
 	f.IntVar(&o.limit, "limit", 0, "evaluate only the first `N` tasks (0: all)")
+	f.StringVar(&o.judge, "judge", "similar", "how outputs are compared: `exact`, similar or model")
+	f.StringVar(&o.judgeModel, "judge-model", "", "the model judge's model, as `provider:model` (default the planner's)")
 	cmd.AddCommand(ic)
 	return cmd
+}
+
+// evalJudge returns the judge o asks for. The model judge uses
+// --judge-model, else the planner's spec, through the same providers as
+// the planner.
+func evalJudge(o evalOptions, plannerSpec string, getenv func(string) string) (evalharness.Judge, error) {
+	switch o.judge {
+	case "exact":
+		return evalharness.Exact(), nil
+	case "model":
+		s := o.judgeModel
+		if s == "" {
+			s = plannerSpec
+		}
+		spec, err := planner.ParseSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		m, _, err := planner.NewModel(spec, getenv, &http.Client{Timeout: 2 * time.Minute})
+		if err != nil {
+			return nil, err
+		}
+		return evalharness.Model(m, spec.String()), nil
+	}
+	return evalharness.Similar(), nil
 }
 
 // evalPlannerError gives planner errors their exit code.
@@ -93,6 +132,11 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 	if o.limit < 0 {
 		return usageError{"eval intercode-alfa: --limit must be 0 or more"}
 	}
+	switch o.judge {
+	case "", "exact", "similar", "model":
+	default:
+		return usageError{fmt.Sprintf("eval intercode-alfa: unknown judge %q (want exact, similar or model)", o.judge)}
+	}
 	if _, err := os.Stat(o.data); err != nil {
 		return fmt.Errorf("eval intercode-alfa: %w", err)
 	}
@@ -104,6 +148,10 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 	if spec == "" {
 		spec = getenv("NASH_MODEL")
 	}
+	judge, err := evalJudge(o, spec, getenv)
+	if err != nil {
+		return evalPlannerError{err}
+	}
 	// No memory: remembered requests would leak answers between runs and
 	// make the figures depend on the person's history.
 	opts := append([]planner.Option{planner.ModelSpec(spec), planner.Getenv(getenv)}, o.plannerOpts...)
@@ -111,12 +159,13 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 	if err != nil {
 		return evalPlannerError{err}
 	}
-	fmt.Fprintf(io.err, "InterCode-ALFA with %s\n", p.Model())
+	fmt.Fprintf(io.err, "InterCode-ALFA with %s, judge %s\n", p.Model(), judge.Name())
 	res, err := evalharness.Run(ctx, evalharness.Options{
 		Data:    o.data,
 		Planner: p,
 		WorkDir: o.workDir,
 		Limit:   o.limit,
+		Judge:   judge,
 		Progress: func(r evalharness.TaskResult, done, total int) {
 			verdict := "ok"
 			switch {
@@ -130,6 +179,9 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 	})
 	if res != nil && res.Model == "" {
 		res.Model = p.Model()
+	}
+	if res != nil && res.Judge == "" {
+		res.Judge = judge.Name()
 	}
 	var ue *sandbox.UnavailableError
 	switch {
@@ -154,6 +206,7 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 type evalJSON struct {
 	Benchmark    string                   `json:"benchmark"`
 	Model        string                   `json:"model"`
+	Judge        string                   `json:"judge"`
 	Overall      scoreJSON                `json:"overall"`
 	ByDifficulty []scoreJSON              `json:"by_difficulty"`
 	Tasks        []evalharness.TaskResult `json:"tasks"`
@@ -185,6 +238,7 @@ func printEval(io stdio, res *evalharness.Result, asJSON bool) {
 		out := evalJSON{
 			Benchmark: "intercode-alfa",
 			Model:     res.Model,
+			Judge:     res.Judge,
 			Overall:   scoreJSON{Correct: res.Overall.Correct, Total: res.Overall.Total, Accuracy: res.Overall.Accuracy()},
 			Tasks:     res.Tasks,
 		}
@@ -203,7 +257,7 @@ func printEval(io stdio, res *evalharness.Result, asJSON bool) {
 		_ = enc.Encode(out)
 		return
 	}
-	fmt.Fprintf(io.out, "InterCode-ALFA, model %s\n", effects.EscapeLine(res.Model))
+	fmt.Fprintf(io.out, "InterCode-ALFA, model %s, judge %s\n", effects.EscapeLine(res.Model), effects.EscapeLine(res.Judge))
 	line := func(name string, s evalharness.Score) {
 		fmt.Fprintf(io.out, "  %-14s %5.1f%%  (%d/%d)\n", name, 100*s.Accuracy(), s.Correct, s.Total)
 	}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nash-shell/nash/internal/intercode"
@@ -56,8 +61,8 @@ func TestEvalInterCodeJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out.String())
 	}
-	if res.Benchmark != "intercode-alfa" || res.Model != "replay" || len(res.Tasks) != 6 {
-		t.Fatalf("benchmark %q, model %q, %d tasks; want intercode-alfa, replay, 6", res.Benchmark, res.Model, len(res.Tasks))
+	if res.Benchmark != "intercode-alfa" || res.Model != "replay" || res.Judge != "similar" || len(res.Tasks) != 6 {
+		t.Fatalf("benchmark %q, model %q, judge %q, %d tasks; want intercode-alfa, replay, similar, 6", res.Benchmark, res.Model, res.Judge, len(res.Tasks))
 	}
 	verdict := map[string]bool{}
 	correct := 0
@@ -94,18 +99,92 @@ func TestEvalInterCodeJSON(t *testing.T) {
 	}
 }
 
-// TestEvalInterCodeText checks the plain report.
+// TestEvalInterCodeText checks the plain report, and --judge: the second
+// gold commands of the first two tasks (ls -l for ls, ls -alh for ls -a)
+// are right for the similar judge, wrong for the exact one.
 func TestEvalInterCodeText(t *testing.T) {
 	data := dataDir(t, "intercode-alfa")
-	var out, errb bytes.Buffer
-	o := evalOptions{data: data, limit: 2, workDir: t.TempDir(),
-		plannerOpts: replayOpts(t, data, func(tk intercode.Task) string { return tk.Gold })}
-	if err := runEvalInterCode(context.Background(), o, stdio{in: strings.NewReader(""), out: &out, err: &errb}); err != nil {
-		t.Fatalf("eval: %v\n%s", err, errb.String())
+	for _, tt := range []struct {
+		judge, score string
+	}{
+		{"", "100.0%  (2/2)"},
+		{"similar", "100.0%  (2/2)"},
+		{"exact", "0.0%  (0/2)"},
+	} {
+		var out, errb bytes.Buffer
+		o := evalOptions{data: data, limit: 2, workDir: t.TempDir(), judge: tt.judge,
+			plannerOpts: replayOpts(t, data, func(tk intercode.Task) string { return tk.Gold2 })}
+		if err := runEvalInterCode(context.Background(), o, stdio{in: strings.NewReader(""), out: &out, err: &errb}); err != nil {
+			t.Fatalf("eval --judge %q: %v\n%s", tt.judge, err, errb.String())
+		}
+		name := cmp.Or(tt.judge, "similar")
+		for _, want := range []string{"InterCode-ALFA, model replay, judge " + name, "overall", tt.score, "easy (0)"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("--judge %q: report lacks %q:\n%s", tt.judge, want, out.String())
+			}
+		}
+		if !strings.Contains(errb.String(), "judge "+name) {
+			t.Errorf("--judge %q: stderr does not name the judge:\n%s", tt.judge, errb.String())
+		}
 	}
-	for _, want := range []string{"InterCode-ALFA, model replay", "overall", "100.0%  (2/2)", "easy (0)"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
+}
+
+// TestEvalJudgeModel: --judge model asks the configured model, over the
+// OpenAI chat-completions protocol, about each pair of outputs that
+// differ once the file changes match, and follows its verdict.
+func TestEvalJudgeModel(t *testing.T) {
+	data := dataDir(t, "intercode-alfa")
+	for _, tt := range []struct {
+		verdict string
+		correct bool
+	}{
+		{`{"equivalent": true, "reason": "both list the files"}`, true},
+		{`{"equivalent": false, "reason": "the listing has other columns"}`, false},
+	} {
+		var mu sync.Mutex
+		var asked []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			asked = append(asked, string(b))
+			mu.Unlock()
+			content, _ := json.Marshal(tt.verdict)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1763633551,"model":"judge",`+
+				`"choices":[{"index":0,"message":{"role":"assistant","content":`+string(content)+`},"finish_reason":"stop"}]}`)
+		}))
+		env := map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "sk-test"}
+		var out, errb bytes.Buffer
+		o := evalOptions{data: data, limit: 2, json: true, workDir: t.TempDir(), judge: "model", judgeModel: "openai:judge",
+			getenv:      func(k string) string { return env[k] },
+			plannerOpts: replayOpts(t, data, func(tk intercode.Task) string { return tk.Gold2 })}
+		err := runEvalInterCode(context.Background(), o, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		srv.Close()
+		if err != nil {
+			t.Fatalf("eval: %v\n%s", err, errb.String())
+		}
+		var res evalJSON
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, out.String())
+		}
+		if res.Judge != "model openai:judge" || len(res.Tasks) != 2 {
+			t.Fatalf("judge %q, %d tasks; want model openai:judge, 2", res.Judge, len(res.Tasks))
+		}
+		for _, tr := range res.Tasks {
+			if tr.Correct != tt.correct {
+				t.Errorf("verdict %s: %s correct %v, reason %q", tt.verdict, tr.ID, tr.Correct, tr.Reason)
+			}
+			if !tt.correct && !strings.Contains(tr.Reason, "the listing has other columns") {
+				t.Errorf("%s: reason %q lacks the model's", tr.ID, tr.Reason)
+			}
+		}
+		if len(asked) != 2 {
+			t.Fatalf("the judge model was asked %d times, want 2", len(asked))
+		}
+		for _, want := range []string{"list files in the current directory", `Reference command: ls\n`, "Predicted command: ls -l", "setup_nl2b_fs_1.sh"} {
+			if !strings.Contains(asked[0], want) {
+				t.Errorf("the first question lacks %q:\n%s", want, asked[0])
+			}
 		}
 	}
 }
@@ -163,6 +242,7 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "intercode-alfa"},
 		{"eval", "intercode-alfa", "--data", "x", "--limit", "-1"},
 		{"eval", "intercode-alfa", "--nosuchflag"},
+		{"eval", "intercode-alfa", "--data", "x", "--judge", "nosuch"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != exitUsage {

@@ -2,21 +2,26 @@ package evalharness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/intercode"
 )
 
 // maxDiffs is how many differences a reason names.
 const maxDiffs = 3
 
 // compare describes how run b differs from run a, or returns "" when they
-// are equivalent (see the package doc). na and nb name the runs.
-func (h *harness) compare(a, b *execution, na, nb string) (string, error) {
+// are equivalent (see the package doc) under judge j. a ran the gold of
+// task t, b ran script (as the benchmark writes it); na and nb name the
+// runs.
+func (h *harness) compare(ctx context.Context, j Judge, t intercode.Task, script string, a, b *execution, na, nb string) (string, error) {
 	var diffs []string
 	switch {
 	case a.timedOut && b.timedOut:
@@ -31,8 +36,29 @@ func (h *harness) compare(a, b *execution, na, nb string) (string, error) {
 		return "", err
 	}
 	diffs = append(diffs, fd...)
-	if d := compareOutput(a.output, b.output); d != "" {
-		diffs = append(diffs, fmt.Sprintf("output differs: %s %s, %s %s", na, describe(a.output, d, h.show), nb, describe(b.output, d, h.show)))
+	switch {
+	case j.Name() == "exact" || !a.output.whole || !b.output.whole:
+		// The exact comparison, also the only one possible for outputs
+		// past the kept head.
+		if d := compareOutput(a.output, b.output); d != "" {
+			diffs = append(diffs, fmt.Sprintf("output differs: %s %s, %s %s", na, describe(a.output, d, h.show), nb, describe(b.output, d, h.show)))
+		}
+	case len(fd) == 0:
+		// Other judges see the outputs only once the changes match.
+		why, err := j.Same(ctx, Outputs{
+			Query: t.Query, Gold: t.Gold, Predicted: script,
+			GoldOutput:      h.showOutput(normalize(a.output.head)),
+			PredictedOutput: h.showOutput(normalize(b.output.head)),
+			Changed:         h.changedPaths(a),
+			Exists:          h.exists,
+		})
+		if err != nil {
+			return "", err
+		}
+		if why != "" {
+			diffs = append(diffs, fmt.Sprintf("output differs (%s judge: %s): %s %s, %s %s", j.Name(), why,
+				na, describe(a.output, "", h.show), nb, describe(b.output, "", h.show)))
+		}
 	}
 	if len(diffs) == 0 {
 		return "", nil
@@ -45,6 +71,30 @@ func (h *harness) compare(a, b *execution, na, nb string) (string, error) {
 		msg += fmt.Sprintf(" (%s exited %d, %s %d)", na, a.exitCode, nb, b.exitCode)
 	}
 	return msg, nil
+}
+
+// changedPaths lists the paths a run changed (those compare looks at), as
+// the benchmark names them.
+func (h *harness) changedPaths(e *execution) []string {
+	var out []string
+	for p := range relevant(e.changes) {
+		out = append(out, path.Clean(h.show(p)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// exists reports whether path p, as the benchmark names it, exists on the
+// fixture as built (runs never change it).
+func (h *harness) exists(p string) bool {
+	_, err := os.Lstat(intercode.Map(p, h.base))
+	return err == nil
+}
+
+// showOutput is show for a run's output: it also removes the fixture's
+// root written without its leading slash, as tar writes member names.
+func (h *harness) showOutput(s string) string {
+	return strings.ReplaceAll(h.show(s), strings.TrimPrefix(h.base, "/")+"/", "")
 }
 
 // relevant drops what the comparison ignores: directories whose only

@@ -24,8 +24,9 @@
 //
 // # Equivalence
 //
-// Two runs are equivalent when both of these hold; exit codes are not
-// compared, as InterCode does not compare them either.
+// Two runs are equivalent when their file system changes match and a
+// Judge finds their outputs equivalent; exit codes are not compared, as
+// InterCode does not compare them either.
 //
 //   - File system: the sandbox's observed change sets name the same paths
 //     (anywhere, not only in the fixture) with the same kind of change
@@ -36,21 +37,50 @@
 //     only change is its modification time (what creating and removing a
 //     temporary file inside it leaves). InterCode's git-based diff does not
 //     see directories' times either. A regular file whose only change is
-//     its time (touch) still counts.
+//     its time (touch) still counts. Every judge requires this.
 //   - Output: standard output and standard error together, in the order
-//     written (InterCode's docker exec returns them so), byte-equal after
-//     removing trailing spaces, tabs and carriage returns from every line
-//     and dropping trailing empty lines. Nothing else is normalised: order,
-//     case and inner spacing count, so `ls` and `ls -l` differ, and a
-//     command that fails with a message differs from one that prints
-//     nothing.
+//     written (InterCode's docker exec returns them so), with trailing
+//     spaces, tabs and carriage returns removed from every line and
+//     trailing empty lines dropped, then judged:
 //
-// InterCode-ALFA scores the output part differently: when the outputs
-// differ it asks GPT-4 whether the prediction accomplishes the task. Its
-// published figures (gpt-4o about 74%) include that judge; this package
-// has none, so its accuracy is stricter and comes out lower. Even the
-// benchmark's own second gold commands are execution-equivalent to the
-// first on only about two thirds of the tasks (ls -l for ls, cp -v for cp).
+// Exact requires the outputs to be equal: order, case and inner spacing
+// count, so `ls` and `ls -l` differ, and a command that fails with a
+// message differs from one that prints nothing.
+//
+// Similar, the default, is a deterministic lexical judge, lenient as the
+// benchmark's own judges are. It reads each output as records, one a
+// line, made of tokens (words, numbers, absolute paths; lower-cased;
+// punctuation separates). A token weighs log(1 + N/df), an inverse
+// document frequency over the outputs' lines, so a column repeated on
+// every line weighs little and a file name on one line weighs most. A
+// line matches a line of the other output when more than half the weight
+// of the lighter one is found in the other (a name also matches a path
+// with that base name), and, if both name paths, they name the same ones;
+// lines pair greedily, best first, each once. The outputs are similar when
+// more than half of each one's weight lies in matched lines: the same
+// records, in any order, with more or fewer columns (ls and ls -l, md5sum
+// with and without names, grep -l and grep -H, uname -r and uname -a, two
+// messages for one failure) are accepted; other files, other numbers, a
+// part of the lines (head for cat) are not. When both runs made the same,
+// non-empty changes, lines that name only paths the runs changed or that
+// existed on the fixture are reports of that work (cp -v, mkdir -v, tar -v,
+// find -print -delete) and are set aside on both sides first. Outputs
+// larger than the kept head compare exactly. Order is not compared, so
+// sort and cat of the same lines agree: a known weakness, as is a short
+// output found inside a longer single line (hostname in uname -a).
+//
+// Model asks a language model, given the task, both commands and both
+// outputs, whether the outputs answer the task alike: InterCode-ALFA's
+// execution-plus-LLM judge. It is asked only when the changes match and
+// the outputs differ.
+//
+// Measured with replayed answers on the 288 tasks that run here (see the
+// tests): the gold commands score 96% exact, 99% similar; the second gold
+// commands 61% exact, 85% similar (the rest change files differently,
+// print other facts, or the same facts too differently for a lexical
+// judge); `true` scores 5% under both; another task's gold 3% exact, 7%
+// similar. InterCode-ALFA's published figures (gpt-4o about 74%) use a
+// GPT-4 judge.
 //
 // When a prediction does not match, the gold command runs once more; if
 // that run does not match the first, the task is marked Unstable (its

@@ -40,6 +40,9 @@ type Options struct {
 	Timeout time.Duration
 	// Env is the environment both commands run with (default DefaultEnv).
 	Env []string
+	// Judge compares the outputs of runs whose file system changes
+	// match (default Similar()).
+	Judge Judge
 	// Progress, if set, is called after each task with the number of
 	// tasks done and the number to do.
 	Progress func(r TaskResult, done, total int)
@@ -103,6 +106,7 @@ type DifficultyScore struct {
 // Result is a whole evaluation.
 type Result struct {
 	Model        string            `json:"model"` // as the artifacts name it
+	Judge        string            `json:"judge"` // the Judge's name
 	Overall      Score             `json:"overall"`
 	ByDifficulty []DifficultyScore `json:"by_difficulty"` // ascending
 	Skipped      int               `json:"skipped"`       // tasks not scored (TaskResult.Skipped)
@@ -177,6 +181,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		work:    work,
 		timeout: opts.Timeout,
 		env:     opts.Env,
+		judge:   opts.Judge,
+	}
+	if h.judge == nil {
+		h.judge = Similar()
+	}
+	// Whether the gold reproduces is asked of the lexical judge when the
+	// judge is a model: a model would only add calls.
+	h.stable = h.judge
+	if _, ok := h.judge.(modelJudge); ok {
+		h.stable = Similar()
 	}
 	if h.timeout <= 0 {
 		h.timeout = 30 * time.Second
@@ -184,7 +198,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if h.env == nil {
 		h.env = DefaultEnv()
 	}
-	res := &Result{}
+	res := &Result{Judge: h.judge.Name()}
 	for i, t := range sel {
 		tr, err := h.task(ctx, t)
 		if err != nil {
@@ -208,6 +222,8 @@ type harness struct {
 	timeout time.Duration
 	env     []string
 	model   string
+	judge   Judge
+	stable  Judge // for the gold against itself
 
 	fs      int      // the fixture built at base, 0 for none
 	base    string   // the mapped "/" of fixture fs
@@ -340,7 +356,7 @@ func (h *harness) task(ctx context.Context, t intercode.Task) (TaskResult, error
 		return tr, err
 	}
 	defer pred.abort()
-	diff, err := h.compare(gold, pred, "gold", "predicted")
+	diff, err := h.compare(ctx, h.judge, t, art.Script, gold, pred, "gold", "predicted")
 	if err != nil {
 		return tr, err
 	}
@@ -355,7 +371,7 @@ func (h *harness) task(ctx context.Context, t intercode.Task) (TaskResult, error
 		return tr, err
 	}
 	defer again.abort()
-	unstable, err := h.compare(gold, again, "gold", "gold again")
+	unstable, err := h.compare(ctx, h.stable, t, t.Gold, gold, again, "gold", "gold again")
 	if err != nil {
 		return tr, err
 	}

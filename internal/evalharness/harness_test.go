@@ -105,48 +105,60 @@ var nondeterministic = map[string]string{
 	"fs2/45":  "curl prints its progress meter only when the (failing) request takes long",
 }
 
-// gold2Differs lists the tasks whose second gold command is not
-// execution-equivalent to the first: InterCode-ALFA accepts it through its
-// GPT-4 judge of outputs, an exact comparison cannot.
+// gold2Differs lists the tasks whose second gold command the similar
+// judge does not find equivalent to the first: they change files
+// differently, or print different facts, or the same facts in a shape too
+// far apart for a lexical comparison (InterCode-ALFA's GPT-4 judge would
+// accept some of those).
 var gold2Differs = map[string]string{
-	"fs1/0": format, "fs1/1": format, "fs1/2": format, "fs1/3": verbose, "fs1/5": verbose,
-	"fs1/6": errMessage, "fs1/9": format, "fs1/11": errMessage, "fs1/12": "$0 is the shell's name, $SHELL the login shell",
-	"fs1/13": "env sets _ to the program's path: /usr/bin/env vs /usr/bin/printenv", "fs1/16": format,
-	"fs1/18": "tac | head prints the last lines in reverse order", "fs1/20": format, "fs1/22": format,
-	"fs1/23": format, "fs1/24": format, "fs1/26": format, "fs1/27": format, "fs1/28": format, "fs1/29": format,
-	"fs1/31": notHere + ": hostname -I prints nothing, -i prints 127.0.0.1", "fs1/37": format, "fs1/41": format,
-	"fs1/43": verbose, "fs1/44": format, "fs1/46": notHere + ": echo $TERM prints bash's default, printenv nothing",
-	"fs1/48": "pidof bash finds no process called bash (the shell is $0 nash)", "fs1/51": format, "fs1/53": format,
-	"fs1/54": format, "fs1/55": format, "fs1/57": format, "fs1/59": format,
-	"fs1/72": notHere + ": no boot record, who -b prints nothing", "fs1/73": notHere + ": no swap, swapon prints nothing, free a zero line",
-	"fs1/74": varies, "fs1/75": format, "fs1/81": "dirname drops the trailing slash", "fs1/84": "fmt joins lines, fold only breaks them",
-	"fs1/85": varies, "fs1/89": format, "fs1/92": "nl numbers the matches instead of counting them",
-	"fs1/93": "ls -l adds a total line", "fs1/98": format, "fs1/103": format, "fs1/104": varies,
-	"fs1/105": "dd reports its records", "fs1/106": notHere + ": curl fails naming a different host",
-	"fs1/107": format, "fs1/108": "ls -1 of a glob lists the directory name with a colon; md5sum fails on it, another hash",
-	"fs1/111": format, "fs1/128": "gold sorts the list, gold2 keeps find's order", "fs1/116": format, "fs1/118": format,
-	"fs1/121": "cp -r per file with -exec copies a file onto itself and says so",
-	"fs1/129": "find \"\" fails where find with nothing searches .", "fs1/135": "awk's regex has no {n} interval here (mawk), so nothing matches",
-	"fs1/139": "gold2 archives only files, gold directories too", "fs1/142": "sort -rh | tail picks the 5 smallest in reverse order",
-	"fs1/143": format, "fs1/144": format, "fs1/145": "gold2 prints relative paths, gold base names",
-	"fs1/147": "gold2 compares files only and prints relative paths", "fs1/152": format,
-	"fs2/1": format, "fs2/6": "rmdir fails on non-empty directories and says so, -delete is silent",
-	"fs2/8": verbose, "fs2/9": "gold2 renames in folder1, gold in folder2", "fs2/11": "xargs splits the names with spaces",
-	"fs2/12": "zcat of a tar gives binary data grep only mentions", "fs2/13": format, "fs2/17": verbose,
-	"fs2/23": "find -delete refuses non-empty directories, rm -rf removes them", "fs2/24": verbose,
-	"fs2/33": "diff's order is not sorted", "fs2/34": format, "fs2/35": notHere + ": tree is not installed",
-	"fs2/36": verbose, "fs2/38": varies, "fs2/41": verbose, "fs2/43": format, "fs2/44": verbose,
-	"fs2/45": verbose, "fs2/46": "gold2 keeps only files, gold directories too", "fs2/47": format,
-	"fs3/8": format, "fs3/9": format, "fs3/10": "xargs ls sorts and aligns the list, one ls per file does not",
-	"fs3/14": format, "fs3/16": format, "fs3/21": format, "fs3/22": format,
-	"fs3/24": "gold2 prints relative paths", "fs3/27": format, "fs3/29": "gold sorts, gold2 does not",
-	"fs3/31": notHere + ": cpio is not installed", "fs3/33": format, "fs3/43": format,
-	"fs3/44": format, "fs3/46": "rev mangles the file's NUL bytes differently from awk",
-	"fs3/55": verbose, "fs3/56": "gold2 makes a symbolic link, gold a hard link", "fs4/0": "gold2 prints another part of the kernel version",
-	"fs4/2": format, "fs4/4": "the while loop runs in the same shell: SHLVL differs", "fs4/5": format,
-	"fs5/3": format, "fs5/5": "du -sh writes a human size, du -s blocks",
-	"fs5/7": "grep -rl . skips empty files, find does not", "fs5/10": "ls -d dir/ keeps the trailing slash",
-	"fs5/11": format,
+	// The file system changes differ.
+	"fs1/104": varies + ": openssl enc salts at random, so the encrypted files differ",
+	"fs1/139": "gold2 archives only files, gold directories too",
+	"fs2/9":   "gold2 renames in folder1, gold in folder2",
+	"fs2/23":  "find -delete refuses non-empty directories, rm -rf removes them",
+	"fs2/38":  varies + ": the date is written to the file in two formats",
+	"fs3/31":  notHere + ": cpio is not installed",
+	"fs3/56":  "gold2 makes a symbolic link, gold a hard link",
+	"fs5/5":   "du -sh writes a human size, du -s blocks",
+
+	// Another result.
+	"fs1/2":   sandboxView + ": lsof -i lists network files, and the sandbox has none",
+	"fs1/12":  "$0 is the shell's name, $SHELL the login shell",
+	"fs1/31":  notHere + ": hostname -I prints nothing, -i prints 127.0.0.1",
+	"fs1/46":  notHere + ": echo $TERM prints bash's default, printenv nothing",
+	"fs1/48":  "pidof bash finds no process called bash (the shell is $0 nash)",
+	"fs1/72":  notHere + ": no boot record, who -b prints nothing",
+	"fs1/73":  notHere + ": no swap, swapon prints nothing, free a zero line",
+	"fs1/92":  "nl numbers the matches instead of counting them",
+	"fs1/93":  "ls -l adds a total line",
+	"fs1/105": "dd reports its records, naming no path",
+	"fs1/108": "ls -1 of a glob lists the directory name with a colon; md5sum fails on it, another hash",
+	"fs1/129": "find \"\" fails where find with nothing searches .",
+	"fs1/135": "awk's regex has no {n} interval here (mawk), so nothing matches",
+	"fs2/6":   "rmdir fails on non-empty directories and says so, -delete is silent",
+	"fs2/12":  "zcat of a tar gives binary data grep only mentions",
+	"fs2/35":  notHere + ": tree is not installed",
+	"fs3/46":  "rev mangles the file's NUL bytes differently from awk",
+	"fs4/0":   "gold2 prints another part of the kernel version",
+
+	// The same facts, shaped too differently.
+	"fs1/26": "pstree -p shows each thread of the sandbox's init apart, pstree folds them into 6*[{exe}]",
+	"fs1/27": "free -h rounds every figure to a unit (23Gi for 24684092): no number is shared",
+	"fs1/37": "openssl version -a adds nine lines of build details to the one line gold prints",
+	"fs1/41": "stat -t prints bare numbers (mode in hex, times in epoch seconds) where stat labels them",
+	"fs1/44": "apt show and apt-cache show describe the package with different fields",
+	"fs1/54": "lscpu and /proc/cpuinfo state the CPU's facts under different names",
+	"fs1/55": "lsmem lists memory blocks, /proc/meminfo usage counters",
+	"fs1/59": "lsblk -f shows file system columns instead of sizes",
+	"fs1/89": "prlimit prints a table with a header around the one word ulimit prints",
+	"fs2/34": "gold prints df's table with its header, gold2 only the one figure",
+	"fs2/43": "od -c prints characters, hexdump -C hex bytes",
+	"fs2/44": "tar -v adds a notice about --mtime besides listing the members",
+	"fs3/14": "du -h lists every directory, du -sh only the total",
+	"fs3/16": "du -h writes sizes with a unit (48K), du bare blocks (48): the lines share only the path",
+	"fs3/33": "du -sh writes sizes with a unit (48K), du bare blocks (48): the lines share only the path",
+	"fs4/2":  "stat spreads over eight labelled lines what ls -l puts on one",
+	"fs4/5":  sandboxView + ": pstree -a and ps --forest show them differently",
 }
 
 // trueMatches are the tasks that `true` answers correctly: their gold
@@ -168,30 +180,142 @@ var trueMatches = map[string]string{
 	"fs5/4":  "find -type l: the fixture has no symbolic links",
 }
 
-// replayRun runs the harness with a replay answering answer(task).
-func replayRun(t *testing.T, answer func(intercode.Task) string) *Result {
+// wrongMatches are the tasks where the gold of the next task of the same
+// fixture (TestReplayWrong) is judged correct by the similar judge.
+var wrongMatches = map[string]string{
+	// Outputs equal: the exact judge accepts these too.
+	"fs1/35":  "last and last -w print the same (no logins)",
+	"fs1/72":  "who -b and swapon --show both print nothing",
+	"fs1/113": "both print False",
+	"fs1/123": "both count the same 4 lines",
+	"fs2/18":  "both delete nothing",
+	"fs3/2":   "find -cmin +60 and -amin +60 both find nothing on a fresh fixture",
+	"fs3/5":   "find -empty, and ls of each empty file, print the same",
+	"fs3/17":  "the first line of long.txt and the last of a.txt are the same text",
+	// Near-right: the same facts.
+	"fs1/0":   "ls -a adds only . and .., which name nothing",
+	"fs1/23":  "w's first line is uptime's line",
+	"fs1/62":  "chown and chgrp fail on the same missing file, with the same message",
+	"fs1/63":  "chgrp and chmod fail on the same missing file, with the same message",
+	"fs1/133": "the same wc -l lines, in reverse order",
+	"fs3/28":  "the same sums and paths, columns swapped, sorted",
+	// Wrong, and accepted: the judge's known weaknesses.
+	"fs1/29":  "the host name is one field of uname -a (matched as uname -r would be)",
+	"fs1/39":  "the one word hello is found in the one line grep prints",
+	"fs1/50":  "groups prints root, one word of id's line",
+	"fs1/66":  "sort and uniq print the file's lines in another order; order is not compared",
+	"fs1/77":  "the users and the groups share most of their names",
+	"fs1/101": "21 of grep's 26 lines are also those of the narrower grep",
+}
+
+// recorder is a Judge that decides as main does and records, for each
+// task's first comparison, the verdict of other: one run measures two
+// judges.
+type recorder struct {
+	main, other Judge
+	other1      map[string]string // by query
+}
+
+func (r *recorder) Name() string { return r.main.Name() + "+" + r.other.Name() }
+
+func (r *recorder) Same(ctx context.Context, o Outputs) (string, error) {
+	if _, done := r.other1[o.Query]; !done {
+		why, err := r.other.Same(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		r.other1[o.Query] = why
+	}
+	return r.main.Same(ctx, o)
+}
+
+// otherCorrect scores res as the recorder's other judge would have. A
+// task's first judged comparison is the prediction's, when the file
+// system changes matched: the task is then correct, or wrong on its
+// output. Any other task (changes differ, a timeout, outputs too large
+// to keep, no script) is judged alike by both.
+func (r *recorder) otherCorrect(res *Result) map[string]bool {
+	out := map[string]bool{}
+	for _, tr := range res.Tasks {
+		if tr.Skipped {
+			continue
+		}
+		judged := tr.Correct || strings.HasPrefix(tr.Reason, "output differs (")
+		why, seen := r.other1[tr.Query]
+		out[tr.ID] = judged && (seen && why == "" || !seen && tr.Correct)
+	}
+	return out
+}
+
+// replayRun runs the harness with a replay answering answer(task), judged
+// by main, recording other's verdicts.
+func replayRun(t *testing.T, main, other Judge, answer func(intercode.Task) string) (*Result, map[string]bool) {
 	t.Helper()
 	data := dataDir(t)
+	rec := &recorder{main: main, other: other, other1: map[string]string{}}
 	res, err := Run(context.Background(), Options{
-		Data: data, Planner: replay(t, data, answer), WorkDir: t.TempDir(), Select: selection(),
+		Data: data, Planner: replay(t, data, answer), WorkDir: t.TempDir(), Select: selection(), Judge: rec,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d of %d scored tasks correct (%.1f%%), %d skipped; by difficulty %+v",
-		res.Overall.Correct, res.Overall.Total, 100*res.Overall.Accuracy(), res.Skipped, res.ByDifficulty)
+	oc := rec.otherCorrect(res)
+	n := 0
+	for _, ok := range oc {
+		if ok {
+			n++
+		}
+	}
+	t.Logf("%s judge: %d of %d scored tasks correct (%.1f%%), %d skipped; by difficulty %+v",
+		main.Name(), res.Overall.Correct, res.Overall.Total, 100*res.Overall.Accuracy(), res.Skipped, res.ByDifficulty)
+	t.Logf("%s judge: %d of %d (%.1f%%)", other.Name(), n, res.Overall.Total, 100*float64(n)/float64(max(res.Overall.Total, 1)))
 	for _, tr := range res.Tasks {
 		if tr.Skipped {
 			t.Logf("skipped %s %q: %s", tr.ID, tr.Gold, tr.Reason)
 		}
 	}
-	return res
+	return res, oc
+}
+
+// checkLenient fails for a task that the exact judge accepts and the
+// similar judge does not: the similar judge must accept every equal
+// output.
+func checkLenient(t *testing.T, similar map[string]bool, exact map[string]bool) {
+	t.Helper()
+	for id, ok := range exact {
+		if ok && !similar[id] {
+			t.Errorf("%s: the exact judge accepts it, the similar judge does not", id)
+		}
+	}
+}
+
+// share is the fraction of the scored tasks marked true.
+func share(m map[string]bool) float64 {
+	n := 0
+	for _, ok := range m {
+		if ok {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(m), 1))
+}
+
+// correct maps each scored task to its verdict.
+func correct(res *Result) map[string]bool {
+	out := map[string]bool{}
+	for _, tr := range res.Tasks {
+		if !tr.Skipped {
+			out[tr.ID] = tr.Correct
+		}
+	}
+	return out
 }
 
 // TestReplayGold: answering each task with its own gold command scores
-// all but the tasks whose result varies from run to run.
+// all but the tasks whose result varies from run to run, under the exact
+// judge, and so under the similar judge too.
 func TestReplayGold(t *testing.T) {
-	res := replayRun(t, func(tk intercode.Task) string { return tk.Gold })
+	res, similar := replayRun(t, Exact(), Similar(), func(tk intercode.Task) string { return tk.Gold })
 	for _, f := range res.Failures() {
 		why, known := nondeterministic[f.ID]
 		switch {
@@ -203,20 +327,24 @@ func TestReplayGold(t *testing.T) {
 			t.Errorf("the gold itself is judged wrong: %s %q: %s", f.ID, f.Gold, f.Reason)
 		}
 	}
-	// Measured: 277 of 288 (96.2%); a loaded machine shows a few more of
-	// the nondeterministic ones.
+	checkLenient(t, similar, correct(res))
+	// Measured: 277 of 288 (96.2%) exact, 283 (98.3%) similar; a loaded
+	// machine shows a few more of the nondeterministic ones.
 	if acc := res.Overall.Accuracy(); acc < 0.93 {
-		t.Errorf("gold replay accuracy %.3f, want at least 0.93", acc)
+		t.Errorf("gold replay accuracy %.3f (exact), want at least 0.93", acc)
+	}
+	if acc := share(similar); acc < 0.95 {
+		t.Errorf("gold replay accuracy %.3f (similar), want at least 0.95", acc)
 	}
 }
 
-// TestReplayGold2: the benchmark's second gold command. Every task it
-// fails is listed in gold2Differs or nondeterministic with the reason.
+// TestReplayGold2: the benchmark's second gold command. Under the similar
+// judge every task it fails is listed in gold2Differs or nondeterministic
+// with the reason; the exact judge, measured in the same run, accepts a
+// subset.
 func TestReplayGold2(t *testing.T) {
-	res := replayRun(t, func(tk intercode.Task) string { return tk.Gold2 })
-	failed := map[string]bool{}
+	res, exact := replayRun(t, Similar(), Exact(), func(tk intercode.Task) string { return tk.Gold2 })
 	for _, f := range res.Failures() {
-		failed[f.ID] = true
 		why, known := gold2Differs[f.ID]
 		if !known {
 			why, known = nondeterministic[f.ID]
@@ -235,17 +363,22 @@ func TestReplayGold2(t *testing.T) {
 			t.Logf("listed as differing but judged correct here: %s", tr.ID)
 		}
 	}
-	// Measured: 177 of 288 (61%) on the full set; the floor leaves room
-	// for a machine with a few more differences.
-	if acc := res.Overall.Accuracy(); acc < 0.55 {
-		t.Errorf("gold2 replay accuracy %.3f, want at least 0.55", acc)
+	checkLenient(t, correct(res), exact)
+	// Measured: 244 of 288 (84.7%) similar, 177 (61.5%) exact on the full
+	// set; the floors leave room for a machine with a few more
+	// differences.
+	if acc := res.Overall.Accuracy(); acc < 0.80 {
+		t.Errorf("gold2 replay accuracy %.3f (similar), want at least 0.80", acc)
+	}
+	if acc := share(exact); acc < 0.55 {
+		t.Errorf("gold2 replay accuracy %.3f (exact), want at least 0.55", acc)
 	}
 }
 
 // TestReplayTrue: answering `true` to everything scores only the tasks
-// whose gold prints nothing and changes nothing.
+// whose gold prints nothing and changes nothing, under either judge.
 func TestReplayTrue(t *testing.T) {
-	res := replayRun(t, func(intercode.Task) string { return "true" })
+	res, exact := replayRun(t, Similar(), Exact(), func(intercode.Task) string { return "true" })
 	for _, tr := range res.Tasks {
 		if !tr.Correct {
 			continue
@@ -256,9 +389,55 @@ func TestReplayTrue(t *testing.T) {
 			t.Errorf("`true` judged correct for %s %q", tr.ID, tr.Gold)
 		}
 	}
-	// Measured: 14 of 288 (4.9%).
+	checkLenient(t, correct(res), exact)
+	// Measured: 14 of 288 (4.9%) under both judges.
 	if acc := res.Overall.Accuracy(); acc > 0.06 {
 		t.Errorf("`true` replay accuracy %.3f, want at most 0.06", acc)
+	}
+}
+
+// nextGold answers each task with the gold of the next task of the same
+// fixture (the first, for the last): a real command on the same files,
+// for another request.
+func nextGold(t *testing.T) func(intercode.Task) string {
+	tasks, err := intercode.Load(dataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := map[string]string{}
+	for i, tk := range tasks {
+		j := i + 1
+		if j == len(tasks) || tasks[j].FS != tk.FS {
+			for j = i; j > 0 && tasks[j-1].FS == tk.FS; j-- {
+			}
+		}
+		next[tk.ID()] = tasks[j].Gold
+	}
+	return func(tk intercode.Task) string { return next[tk.ID()] }
+}
+
+// TestReplayWrong: answering each task with another task's gold must
+// score near zero under the lenient judge too: it still tells right from
+// wrong. Every task it accepts is listed in wrongMatches.
+func TestReplayWrong(t *testing.T) {
+	res, exact := replayRun(t, Similar(), Exact(), nextGold(t))
+	for _, tr := range res.Tasks {
+		if !tr.Correct {
+			continue
+		}
+		if why, ok := wrongMatches[tr.ID]; ok {
+			t.Logf("correct, as expected, %s %q for %q: %s", tr.ID, tr.Predicted, tr.Gold, why)
+		} else {
+			t.Errorf("another task's gold judged correct for %s: %q for %q", tr.ID, tr.Predicted, tr.Gold)
+		}
+	}
+	checkLenient(t, correct(res), exact)
+	// Measured: 20 of 288 (6.9%) similar, 8 (2.8%) exact.
+	if acc := res.Overall.Accuracy(); acc > 0.10 {
+		t.Errorf("wrong-answer replay accuracy %.3f (similar), want at most 0.10", acc)
+	}
+	if acc := share(exact); acc > 0.05 {
+		t.Errorf("wrong-answer replay accuracy %.3f (exact), want at most 0.05", acc)
 	}
 }
 
