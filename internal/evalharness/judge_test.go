@@ -3,6 +3,7 @@ package evalharness
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -253,6 +254,44 @@ func TestModelJudge(t *testing.T) {
 	for _, want := range []string{"list the files", "Reference command: ls", "a.txt\\nb.txt", "Predicted command: ls -l", "-rw-r--r-- 1 root root 5"} {
 		if !strings.Contains(reqs[0], want) {
 			t.Errorf("the request lacks %q:\n%s", want, reqs[0])
+		}
+	}
+}
+
+// FuzzOutputSimilarity: any two outputs compare without panicking, the
+// coverages are fractions, and an output is similar to itself.
+func FuzzOutputSimilarity(f *testing.F) {
+	f.Add("a.txt\nb.txt", lsL)
+	f.Add("/testbed//x/../y: 3", "testbed/y 3")
+	f.Add("", "\x00 /")
+	f.Add(strings.Repeat("y\n", 100), "y")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		a, b = normalize([]byte(a)), normalize([]byte(b))
+		ca, cb := outputSimilarity(a, b)
+		if ca < 0 || ca > 1.000001 || cb < 0 || cb > 1.000001 || ca != ca || cb != cb {
+			t.Fatalf("coverage %v, %v of %q, %q", ca, cb, a, b)
+		}
+		if !similarOutputs(a, a) {
+			t.Fatalf("%q is not similar to itself", a)
+		}
+		_ = reportLine(a, map[string]bool{"/x": true}, func(string) bool { return true })
+	})
+}
+
+// BenchmarkOutputSimilarity compares two listings of 20,000 paths, one
+// with a size column and in another order, as find and du -a print them.
+func BenchmarkOutputSimilarity(b *testing.B) {
+	var x, y strings.Builder
+	for i := range 20000 {
+		p := fmt.Sprintf("/usr/share/dir%d/sub%d/file%d.txt", i%50, i%7, i)
+		x.WriteString(p + "\n")
+		fmt.Fprintf(&y, "%d\t%s\n", 4*(i%13), fmt.Sprintf("/usr/share/dir%d/sub%d/file%d.txt", (19999-i)%50, (19999-i)%7, 19999-i))
+	}
+	a, c := normalize([]byte(x.String())), normalize([]byte(y.String()))
+	b.ResetTimer()
+	for range b.N {
+		if !similarOutputs(a, c) {
+			b.Fatal("not similar")
 		}
 	}
 }
