@@ -59,9 +59,10 @@ not installed here are skipped and counted apart.
 
 Judges (--judge):
   similar  the default: the same records, in any order, each with more or
-           fewer columns (ls and ls -l, md5sum with or without names), by a
-           weighted token overlap of at least half; output lines that only
-           name the files both runs changed or read (cp -v) are set aside
+           fewer columns (ls and ls -l, md5sum with or without names): more
+           than half of each output, by weighted tokens, matches the other;
+           lines that only name files both runs changed or that were there
+           before (cp -v, tar -v) are set aside
   exact    outputs equal but for trailing blanks
   model    ask a model whether the outputs answer the task alike, as the
            benchmark's own judge does (--judge-model, default the planner's)
@@ -84,7 +85,7 @@ commands score about 85% with the similar judge and 61% with the exact one.`,
 	f.StringVar(&o.model, "model", "", "the model, as `provider:model` (default $NASH_MODEL, else "+planner.DefaultSpec+")")
 	f.BoolVar(&o.json, "json", false, "print the result, every task included, as JSON")
 	f.IntVar(&o.limit, "limit", 0, "evaluate only the first `N` tasks (0: all)")
-	f.StringVar(&o.judge, "judge", "similar", "how outputs are compared: `exact`, similar or model")
+	f.StringVar(&o.judge, "judge", "similar", "how outputs are compared: exact, `similar` or model")
 	f.StringVar(&o.judgeModel, "judge-model", "", "the model judge's model, as `provider:model` (default the planner's)")
 	cmd.AddCommand(ic)
 	return cmd
