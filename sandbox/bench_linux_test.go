@@ -2,8 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // BenchmarkCommit1GiB times only the commit of a change to a 1 GiB file
@@ -34,4 +38,92 @@ func BenchmarkCommit1GiB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchOptions returns options for a sandbox with its state in a fresh
+// temporary dir and /dev/null for the script's streams, as `nash run`
+// gives it files, not pipes.
+func benchOptions(b *testing.B) []Option {
+	b.Helper()
+	base := b.TempDir()
+	work := filepath.Join(base, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { null.Close() })
+	return []Option{StateDir(filepath.Join(base, "state")), Dir(work), Stdio(null, null, null)}
+}
+
+// BenchmarkRunTrue times what `nash run --yes -- true` costs inside the
+// sandbox package: New (with its recovery), Run of "true", Abort and Close,
+// the start-up of the nash process itself apart.
+func BenchmarkRunTrue(b *testing.B) {
+	opts := benchOptions(b)
+	ctx := context.Background()
+	var m medianTimer
+	for b.Loop() {
+		m.start()
+		sb, err := New(ctx, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := sb.Run(ctx, "true")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sb.Abort(p.ID); err != nil {
+			b.Fatal(err)
+		}
+		if err := sb.Close(); err != nil {
+			b.Fatal(err)
+		}
+		m.stop()
+	}
+	m.report(b)
+}
+
+// BenchmarkRun times Run of "true" and its Abort alone, on one Sandbox.
+func BenchmarkRun(b *testing.B) {
+	ctx := context.Background()
+	sb, err := New(ctx, benchOptions(b)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sb.Close() })
+	var m medianTimer
+	for b.Loop() {
+		m.start()
+		p, err := sb.Run(ctx, "true")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sb.Abort(p.ID); err != nil {
+			b.Fatal(err)
+		}
+		m.stop()
+	}
+	m.report(b)
+}
+
+// medianTimer times iterations one by one: on a shared machine the median
+// says more than the mean that ns/op is.
+type medianTimer struct {
+	t0 time.Time
+	d  []time.Duration
+}
+
+func (m *medianTimer) start() { m.t0 = time.Now() }
+func (m *medianTimer) stop()  { m.d = append(m.d, time.Since(m.t0)) }
+
+// report adds the median as the metric med-ns/op.
+func (m *medianTimer) report(b *testing.B) {
+	if len(m.d) == 0 {
+		return
+	}
+	slices.Sort(m.d)
+	b.ReportMetric(float64(m.d[len(m.d)/2].Nanoseconds()), "med-ns/op")
 }

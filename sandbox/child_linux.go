@@ -1,9 +1,9 @@
 package sandbox
 
 import (
-	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,16 +30,21 @@ func ChildMain() {
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(resultFd)
 	res := os.NewFile(resultFd, "result")
-	var cfg childConfig
-	r := childResult{}
-	if err := gob.NewDecoder(os.NewFile(configFd, "config")).Decode(&cfg); err != nil {
-		r.Error = fmt.Sprintf("read sandbox config: %v", err)
-	} else if cfg.Version != protocolVersion {
-		r.Error = fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", os.Args[0])
-	} else {
-		r = runInit(&cfg)
+	var r childResult
+	b, err := io.ReadAll(os.NewFile(configFd, "config"))
+	var cfg *childConfig
+	if err == nil {
+		cfg, err = decodeConfig(b)
 	}
-	_ = gob.NewEncoder(res).Encode(r)
+	switch {
+	case errors.Is(err, errOtherVersion):
+		r.Error = fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", os.Args[0])
+	case err != nil:
+		r.Error = fmt.Sprintf("read sandbox config: %v", err)
+	default:
+		r = runInit(cfg)
+	}
+	_, _ = res.Write(encodeResult(&r))
 	// Closing the pipe lets the parent go on while the kernel tears the
 	// namespaces down after this exit.
 	res.Close()
@@ -48,26 +53,65 @@ func ChildMain() {
 
 func runInit(cfg *childConfig) childResult {
 	var r childResult
-	if err := buildRoot(cfg, &r); err != nil {
-		r.Error = err.Error()
-		return r
+	// The script is forked from a thread of its own, locked to its
+	// goroutine and never unlocked (the runtime retires it with the
+	// goroutine): that thread alone enters a new network namespace, which
+	// takes the kernel about a millisecond to create, here spent while
+	// this thread builds the root instead of before the init could start.
+	// It also drops the capabilities, which are per thread, before the
+	// fork.
+	type scriptEnd struct {
+		code int
+		err  error
 	}
-	if len(r.Failed) > 0 {
-		return r
-	}
-	if !cfg.Net {
-		if err := loopbackUp(); err != nil {
-			r.Error = fmt.Sprintf("bring up loopback: %v", err)
-			return r
+	netReady := make(chan error, 1)
+	goOn := make(chan bool, 1)
+	ended := make(chan scriptEnd, 1)
+	go func() {
+		runtime.LockOSThread()
+		netReady <- isolateNet(cfg.Net)
+		if !<-goOn {
+			return
 		}
-	}
-	code, err := runScript(cfg)
-	if err != nil {
+		code, err := runScript(cfg)
+		ended <- scriptEnd{code, err}
+	}()
+	err := buildRoot(cfg, &r)
+	nerr := <-netReady
+	switch {
+	case err != nil:
 		r.Error = err.Error()
+	case len(r.Failed) > 0:
+	case nerr != nil:
+		r.Error = nerr.Error()
+	}
+	if r.Error != "" || len(r.Failed) > 0 {
+		goOn <- false
 		return r
 	}
-	r.Started, r.ExitCode = true, code
+	goOn <- true
+	e := <-ended
+	if e.err != nil {
+		r.Error = e.err.Error()
+		return r
+	}
+	r.Started, r.ExitCode = true, e.code
 	return r
+}
+
+// isolateNet moves the calling thread, which must be locked, into a new
+// network namespace with loopback up, unless the host network is kept.
+func isolateNet(keep bool) error {
+	if keep {
+		return nil
+	}
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("create network namespace: %w", err)
+	}
+	if err := loopbackUp(); err != nil {
+		return fmt.Errorf("bring up loopback: %w", err)
+	}
+	return nil
 }
 
 // buildRoot assembles the new root at cfg.Plan.Root and pivots into it.
@@ -238,7 +282,15 @@ func mountOverlay(target, lower string, l layer) error {
 	}
 	// volatile: the upper is scratch until commit, which syncs what it
 	// moves; without it every unmount would sync the whole file system.
-	opts := "userxattr,volatile,lowerdir=" + escapeOpt(lower) + ",upperdir=" + escapeOpt(l.Upper) + ",workdir=" + escapeOpt(l.Work)
+	// An upper on tmpfs has nothing to sync, and volatile would cost it
+	// three more directories (work/incompat/volatile/dirty) to create now
+	// and remove later.
+	opts := "userxattr,volatile,"
+	var st unix.Statfs_t
+	if unix.Statfs(l.Upper, &st) == nil && st.Type == unix.TMPFS_MAGIC {
+		opts = "userxattr,"
+	}
+	opts += "lowerdir=" + escapeOpt(lower) + ",upperdir=" + escapeOpt(l.Upper) + ",workdir=" + escapeOpt(l.Work)
 	return unix.Mount("overlay", target, "overlay", 0, opts)
 }
 

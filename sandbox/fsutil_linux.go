@@ -113,8 +113,79 @@ func getXattr(p, name string) string {
 
 // removeRun removes a run's directory, after opening its work dirs.
 func removeRun(dir string) error {
+	if removeEmptyTree(dir) == nil {
+		return nil
+	}
 	openWorkDirs(dir)
 	return removeAll(dir)
+}
+
+// removeEmptyTree removes dir and everything below it the cheap way for
+// what a run leaves, mostly empty directories: each directory is first
+// removed as if empty, and opened only when that fails. It gives up at the
+// first obstacle (permissions, say), leaving the rest to removeAll.
+func removeEmptyTree(dir string) error {
+	err := unix.Rmdir(dir)
+	switch {
+	case err == nil || errors.Is(err, unix.ENOENT):
+		return nil
+	case errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST):
+	default:
+		return err
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	err = removeEntries(fd)
+	unix.Close(fd)
+	if err != nil {
+		return err
+	}
+	return unix.Rmdir(dir)
+}
+
+// removeEntries removes everything in the directory open at fd.
+func removeEntries(fd int) error {
+	d, err := unix.Dup(fd)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(d), "dir")
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() {
+			if err := unix.Unlinkat(fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+			continue
+		}
+		err := unix.Unlinkat(fd, name, unix.AT_REMOVEDIR)
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) {
+			return err
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		err = removeEntries(sub)
+		unix.Close(sub)
+		if err != nil {
+			return err
+		}
+		if err := unix.Unlinkat(fd, name, unix.AT_REMOVEDIR); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openWorkDirs makes everything below a run's overlay work dirs readable

@@ -1,10 +1,13 @@
 package sandbox
 
-// protocolVersion changes whenever childConfig or childResult do, so a
-// nash-sandbox built from other sources is caught, not misread.
-const protocolVersion = 1
+// protocolVersion changes whenever childConfig or childResult do, or what
+// the init is expected to do with them, so a nash-sandbox built from other
+// sources is caught, not misread. Version 2: a wire form of its own (see
+// protocol_linux.go), and the init creates the network namespace itself.
+const protocolVersion = 2
 
-// childConfig is what the parent sends the sandbox init over its config pipe.
+// childConfig is what the parent sends the sandbox init over its config pipe
+// (encodeConfig; the json tags only name the fields).
 type childConfig struct {
 	Version     int       `json:"version"`
 	Plan        mountPlan `json:"plan"`

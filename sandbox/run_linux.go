@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +38,7 @@ type Pending struct {
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
 // left unfinished in the state directory.
 func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
-	s := &Sandbox{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, torndown: map[string]<-chan error{}}
+	s := &Sandbox{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, torndown: map[string]<-chan error{}, light: map[string]lightRun{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -84,7 +82,9 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 		return nil, err
 	}
 	s.lastRecovery = rep
-	s.sweep()
+	// The sweep also removes scratch dirs of nash processes that are
+	// gone, which may be big: Run starts it, Close sees it done.
+	s.sweepDue = true
 	return s, nil
 }
 
@@ -139,6 +139,14 @@ func defaultInit() string {
 	return "/proc/self/exe"
 }
 
+// selfStart is procStart of this process, read once.
+func (s *Sandbox) selfStart() string {
+	if s.pidStart == "" {
+		s.pidStart = procStart(os.Getpid())
+	}
+	return s.pidStart
+}
+
 // StateDirectory reports where the sandbox keeps its state.
 func (s *Sandbox) StateDirectory() string { return s.stateDir }
 
@@ -157,38 +165,59 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, err
 	}
 	runDir := l.runDir(id)
-	// Start the init first: its exec and runtime start overlap the
-	// planning below.
+	// Plan while the init starts: the fork and exec of the init, the
+	// runtime start-up that follows, and the plan's reading of the mount
+	// table and making of upper dirs all overlap.
+	s.selfStart() // read here, not raced for by plan
+	type planned struct {
+		plan    *mountPlan
+		scratch string
+		err     error
+	}
+	planCh := make(chan planned, 1)
+	go func() {
+		p, scratch, err := s.plan(runDir)
+		planCh <- planned{p, scratch, err}
+	}()
 	ch, err := s.spawn()
+	pl := <-planCh
+	plan, scratch := pl.plan, pl.scratch
 	if err != nil {
-		_ = s.removeRunFiles(&runRecord{ID: id})
+		_ = s.removeRunFiles(&runRecord{ID: id, Scratch: scratch})
 		var ue *UnavailableError
 		if errors.As(err, &ue) && s.unprotected {
 			return s.runUnsandboxed(ctx, script)
 		}
 		return nil, err
 	}
-	plan, scratch, err := s.plan(runDir)
-	if err != nil {
+	if pl.err != nil {
 		ch.kill()
 		_ = s.removeRunFiles(&runRecord{ID: id, Scratch: scratch})
-		return nil, err
+		return nil, pl.err
 	}
 	rec := &runRecord{
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
-		PIDStart: procStart(os.Getpid()), Layers: plan.Layers, State: runRunning, Scratch: scratch,
-	}
-	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
-		ch.kill()
-		_ = s.removeRunFiles(rec)
-		return nil, fmt.Errorf("record run: %w", err)
+		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch,
 	}
 	cfg := &childConfig{
 		Version: protocolVersion,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
 	}
-	res, done, err := ch.finish(ctx, cfg)
+	// The record is written while the init builds the root. Until it is
+	// there, recovery by another nash leaves the run dir alone (it is
+	// new); should this process die first, the init dies with it and the
+	// run is discarded later like any other whose owner is gone.
+	ch.send(cfg)
+	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
+		ch.stop()
+		_ = s.removeRunFiles(rec)
+		return nil, fmt.Errorf("record run: %w", err)
+	}
+	if (s.sweepDue || s.trashDue) && s.sweep() {
+		s.sweepDue, s.trashDue = false, false
+	}
+	res, done, err := ch.finish(ctx)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, err
@@ -212,6 +241,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, fmt.Errorf("record run: %w", err)
 	}
 	s.torndown[id] = done
+	s.light[id] = lightRun{scratch: scratch, light: isLight(cs)}
 	return &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
 		ReadOnly: plan.ReadOnly, Started: rec.Started,
@@ -245,7 +275,7 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	// The scratch dir's name says which process owns it, so that one left
 	// behind (its state dir deleted, or a crash) is found and removed by a
 	// later nash once that process is gone.
-	scratch, err := os.MkdirTemp(scratchBase, fmt.Sprintf("%s%d-%s-", scratchPrefix, os.Getpid(), procStart(os.Getpid())))
+	scratch, err := os.MkdirTemp(scratchBase, fmt.Sprintf("%s%d-%s-", scratchPrefix, os.Getpid(), s.selfStart()))
 	if err != nil {
 		scratch = ""
 	}
@@ -257,16 +287,26 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 		return nil, scratch, fmt.Errorf("create run root: %w", err)
 	}
 	stateDev := devOf(s.stateDir)
+	home, _ := os.UserHomeDir()
+	made := map[string]bool{} // bases whose upper and work dirs exist
 	for i := range plan.Layers {
 		l := &plan.Layers[i]
 		base := runDir
-		if scratch != "" && (devOf(l.Point) != stateDev || !s.hot(l.Point)) {
+		if scratch != "" && (devOf(l.Point) != stateDev || !s.hot(l.Point, home)) {
 			base = scratch
+		}
+		if !made[base] {
+			for _, d := range []string{"upper", "work"} {
+				if err := os.Mkdir(filepath.Join(base, d), 0o700); err != nil {
+					return nil, scratch, fmt.Errorf("create layer dir: %w", err)
+				}
+			}
+			made[base] = true
 		}
 		l.Upper = filepath.Join(base, "upper", strconv.Itoa(i))
 		l.Work = filepath.Join(base, "work", strconv.Itoa(i))
 		for _, d := range []string{l.Upper, l.Work} {
-			if err := os.MkdirAll(d, 0o700); err != nil {
+			if err := os.Mkdir(d, 0o700); err != nil {
 				return nil, scratch, fmt.Errorf("create layer dir: %w", err)
 			}
 		}
@@ -302,8 +342,7 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 
 // hot reports whether an overlay at point covers a place where a person's
 // files usually change: the working directory or the home directory.
-func (s *Sandbox) hot(point string) bool {
-	home, _ := os.UserHomeDir()
+func (s *Sandbox) hot(point, home string) bool {
 	for _, p := range []string{s.dir, home} {
 		if p != "" && under(p, point) {
 			return true
@@ -357,6 +396,8 @@ type child struct {
 	copied []chan struct{}
 	// ended is closed when the run is over, to stop forwarding stdin.
 	ended chan struct{}
+	// sendErr is what sending the config failed with.
+	sendErr error
 }
 
 // stdio gives the init the sandbox's streams: files directly, anything
@@ -459,10 +500,9 @@ func (s *Sandbox) spawn() (*child, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
+	// The init creates the network namespace itself, on the thread that
+	// forks the script, while it builds the root (see runInit).
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
-	if !s.network {
-		flags |= syscall.CLONE_NEWNET
-	}
 	attr := &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
 	if uid == 0 {
 		// Root maps every id, so files of every owner can be copied up.
@@ -524,14 +564,27 @@ func (c *child) kill() {
 	c.resR.Close()
 }
 
-// finish sends the init its config and waits until the script has ended
-// and every process of the sandbox is gone. The returned channel yields
-// when the namespaces are torn down.
-func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-chan error, error) {
+// send sends the init its config, which sets it going.
+func (c *child) send(cfg *childConfig) {
+	_, c.sendErr = c.cfgW.Write(encodeConfig(cfg))
+	c.cfgW.Close()
+}
+
+// stop kills the init after send and waits until it is gone.
+func (c *child) stop() {
+	close(c.ended)
+	_ = c.cmd.Process.Kill()
+	<-c.done
+	c.resR.Close()
+}
+
+// finish waits, after send, until the script has ended and every process
+// of the sandbox is gone. The returned channel yields when the namespaces
+// are torn down.
+func (c *child) finish(ctx context.Context) (*childResult, <-chan error, error) {
 	defer c.resR.Close()
 	defer close(c.ended)
-	werr := gob.NewEncoder(c.cfgW).Encode(cfg)
-	c.cfgW.Close()
+	werr := c.sendErr
 	// The init closes the result pipe right before it exits; reading to
 	// EOF does not wait for the kernel to tear the namespaces down.
 	resCh := make(chan []byte, 1)
@@ -556,13 +609,20 @@ func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-c
 	for _, d := range c.copied {
 		<-d
 	}
-	var res childResult
-	if jerr := gob.NewDecoder(bytes.NewReader(out)).Decode(&res); jerr != nil {
-		err := <-c.done
-		if err != nil {
+	if len(out) == 0 {
+		if err := <-c.done; err != nil {
 			return nil, nil, fmt.Errorf("sandbox init failed: %w", err)
 		}
-		return nil, nil, fmt.Errorf("sandbox init said nothing: %w", jerr)
+		return nil, nil, errors.New("sandbox init said nothing")
+	}
+	res, derr := decodeResult(out)
+	if errors.Is(derr, errOtherVersion) {
+		<-c.done
+		return nil, nil, &UnavailableError{Reason: fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", c.cmd.Path)}
+	}
+	if derr != nil {
+		<-c.done
+		return nil, nil, derr
 	}
 	var uerr error
 	switch {
@@ -577,7 +637,7 @@ func (c *child) finish(ctx context.Context, cfg *childConfig) (*childResult, <-c
 		<-c.done
 		return nil, nil, uerr
 	}
-	return &res, c.done, nil
+	return res, c.done, nil
 }
 
 // unavailable explains a failure to create the namespaces.
@@ -610,6 +670,34 @@ func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, 
 	return p, nil
 }
 
+// lightRun is what this process remembers of a run it made.
+type lightRun struct {
+	scratch string // the run's scratch dir, as in its record
+	light   bool   // isLight: its remains may wait for a later sweep
+}
+
+// Limits under which a run's changes are light.
+const (
+	lightChanges = 64
+	lightBytes   = 1 << 20
+)
+
+// isLight reports whether a run's changes are few and small, so that what
+// is left of it once discarded (a few hundred empty directories and small
+// files at most) may wait in the trash for a later sweep.
+func isLight(cs *effects.ChangeSet) bool {
+	if len(cs.Changes) > lightChanges {
+		return false
+	}
+	var n int64
+	for _, c := range cs.Changes {
+		if c.After != nil {
+			n += c.After.Size
+		}
+	}
+	return n <= lightBytes
+}
+
 // Abort discards a pending run. The live files were never touched.
 func (s *Sandbox) Abort(id string) error {
 	dir := s.layout().runDir(id)
@@ -617,6 +705,10 @@ func (s *Sandbox) Abort(id string) error {
 		return &NotFoundError{ID: id}
 	}
 	delete(s.torndown, id)
+	if r, ok := s.light[id]; ok {
+		// A run of this process: its record holds nothing more.
+		return s.removeRunFiles(&runRecord{ID: id, Scratch: r.scratch})
+	}
 	var rec runRecord
 	if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
 		return removeRun(dir)
@@ -643,15 +735,24 @@ func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
+	light := s.light[rec.ID].light
+	delete(s.light, rec.ID)
+	if light {
+		// Left for the sweep of the next run, here or in a later nash.
+		s.trashDue = true
+		return err
+	}
+	s.heavy = true
 	s.sweep()
 	return err
 }
 
-// sweep empties the trash in the background, once at a time. A sweep cut
-// short by the process exiting is finished by a later one.
-func (s *Sandbox) sweep() {
+// sweep empties the trash in the background, once at a time, and reports
+// whether it started. A sweep cut short by the process exiting is finished
+// by a later one. Close waits for it.
+func (s *Sandbox) sweep() bool {
 	if !s.sweeping.TryLock() {
-		return
+		return false
 	}
 	s.sweeps.Add(1)
 	go func() {
@@ -659,6 +760,7 @@ func (s *Sandbox) sweep() {
 		defer s.sweeping.Unlock()
 		s.emptyTrash()
 	}()
+	return true
 }
 
 func (s *Sandbox) emptyTrash() {
@@ -678,10 +780,17 @@ func (s *Sandbox) emptyTrash() {
 	}
 }
 
-// Close finishes background work: it waits for a sweep under way and
-// empties what is left in the trash.
+// Close finishes background work: it waits for the sweeps under way and,
+// when New's sweep never started or this process discarded a run that was
+// not light (isLight) or not its own, empties the trash. The remains of
+// light runs, a few hundred empty directories at most, are left to the
+// next nash's sweep: removing them is most of what a short run costs after
+// its script ends.
 func (s *Sandbox) Close() error {
 	s.sweeps.Wait()
+	if !s.heavy && !s.sweepDue {
+		return nil
+	}
 	s.sweeping.Lock()
 	defer s.sweeping.Unlock()
 	s.emptyTrash()

@@ -81,8 +81,22 @@ type Sandbox struct {
 	// breakOverlay, set only by tests, makes the overlay at that mount
 	// point fail for real (its lower does not exist), to exercise refusal.
 	breakOverlay string
+	// pidStart is this process's start time (procStart), once read.
+	pidStart string
 	// lastRecovery is what New's recovery found.
 	lastRecovery *RecoveryReport
+	// light holds, per run of this process, its scratch dir and whether
+	// it changed little enough to leave its remains for a later sweep.
+	light map[string]lightRun
+	// heavy is set once something was put in the trash that Close must
+	// see removed: a run that changed much, or one of another process.
+	heavy bool
+	// sweepDue says the sweep New owes (it removes the scratch dirs of
+	// nash processes that are gone) has not started yet; trashDue, that
+	// light runs wait in the trash. Run starts the sweep once the init is
+	// at work, not before: a sweep under way slows the fork of the init
+	// down by more than it costs.
+	sweepDue, trashDue bool
 	// sweeping is held while the trash is being emptied; sweeps counts
 	// the sweeps under way, for Close.
 	sweeping sync.Mutex

@@ -91,6 +91,18 @@ func (l layout) trashDir() string          { return filepath.Join(string(l), "tr
 func (l layout) walFile(id string) string  { return filepath.Join(string(l), "journal", id+".wal") }
 
 func (l layout) ensure() error {
+	// Usually all there: one read of the state dir tells.
+	if entries, err := os.ReadDir(string(l)); err == nil {
+		want := map[string]bool{"runs": true, "tx": true, "layers": true, "journal": true, "trash": true}
+		for _, e := range entries {
+			if e.IsDir() {
+				delete(want, e.Name())
+			}
+		}
+		if len(want) == 0 {
+			return nil
+		}
+	}
 	for _, d := range []string{string(l), l.runsDir(), l.txDir(), l.layersDir(), l.journalDir(), l.trashDir()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("create state dir: %w", err)
@@ -116,12 +128,37 @@ func (l layout) newRun() (string, error) {
 			}
 			return "", fmt.Errorf("create run dir: %w", err)
 		}
-		if err := os.WriteFile(l.seqFile(), []byte(id+"\n"), 0o600); err != nil {
+		if err := l.writeSeq(id); err != nil {
 			return "", fmt.Errorf("write id counter: %w", err)
 		}
 		return id, nil
 	}
 }
+
+// writeSeq records id as the last one given, in place: the line is padded
+// to a fixed width and written over the last, since truncating a file to
+// zero makes ext4 flush it on close (auto_da_alloc).
+func (l layout) writeSeq(id string) error {
+	f, err := os.OpenFile(l.seqFile(), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%-*s\n", seqWidth-1, id)
+	_, err = f.WriteAt([]byte(line), 0)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil && fi.Size() > int64(len(line)) {
+			err = f.Truncate(int64(len(line)))
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// seqWidth is the width the id counter's line is padded to.
+const seqWidth = 24
 
 func (l layout) lastID() int {
 	b, err := os.ReadFile(l.seqFile())

@@ -814,6 +814,9 @@ type RecoveryReport struct {
 // unfinished, and discards runs whose process is gone. New calls it.
 func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	l := s.layout()
+	if l.settled() {
+		return &RecoveryReport{}, nil
+	}
 	lk, err := l.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -855,7 +858,9 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 			return nil, fmt.Errorf("recover transaction %s: %w", id, err)
 		}
 	}
-	_ = syncDir(l.journalDir())
+	if len(entries) > 0 {
+		_ = syncDir(l.journalDir())
+	}
 	runs, _ := os.ReadDir(l.runsDir())
 	for _, e := range runs {
 		var rec runRecord
@@ -875,17 +880,69 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	}
 	// Layers without a record are left by a crash before the journal was
 	// written: nothing of them took effect.
-	layers, _ := os.ReadDir(l.layersDir())
-	for _, e := range layers {
-		if _, err := os.Stat(l.txFile(e.Name())); err == nil {
+	for _, id := range l.strayLayers() {
+		if _, err := os.Stat(l.walFile(id)); err == nil {
 			continue
 		}
-		if _, err := os.Stat(l.walFile(e.Name())); err == nil {
-			continue
-		}
-		_ = removeAll(l.layerDir(e.Name()))
+		_ = removeAll(l.layerDir(id))
 	}
 	return rep, nil
+}
+
+// settled reports, without the lock, that Recover has nothing to do: no
+// journal, no run but of live processes, no layer without its transaction
+// record. What an unfinished transaction leaves is there before its
+// process can die, so a state dir seen settled had nothing to recover;
+// whatever appears after is another process's own work under way, which
+// a recovery with the lock would have left alone as well.
+func (l layout) settled() bool {
+	if !emptyDir(l.journalDir()) {
+		return false
+	}
+	runs, err := os.ReadDir(l.runsDir())
+	if err != nil {
+		return false
+	}
+	for _, e := range runs {
+		var rec runRecord
+		if err := readGob(filepath.Join(l.runsDir(), e.Name(), runFile), &rec); err != nil || !alive(rec.PID, rec.PIDStart) {
+			return false
+		}
+	}
+	return len(l.strayLayers()) == 0
+}
+
+// emptyDir reports whether dir exists and has no entries.
+func emptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return err == io.EOF && len(names) == 0
+}
+
+// strayLayers names the undo layers that have no transaction record.
+func (l layout) strayLayers() []string {
+	layers, err := os.ReadDir(l.layersDir())
+	if err != nil || len(layers) == 0 {
+		return nil
+	}
+	txs, _ := os.ReadDir(l.txDir())
+	known := make(map[string]bool, len(txs))
+	for _, e := range txs {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			known[id] = true
+		}
+	}
+	var stray []string
+	for _, e := range layers {
+		if !known[e.Name()] {
+			stray = append(stray, e.Name())
+		}
+	}
+	return stray
 }
 
 // Log lists the transactions, oldest first.

@@ -1,0 +1,246 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// The init's config and result travel in a small binary form of their own,
+// not gob: gob builds its coders by reflection the first time each type is
+// seen, which costs the short-lived init and nash run several hundred
+// microseconds a run. Strings are kept byte for byte (file names need not
+// be UTF-8). Every message starts with protocolMagic and protocolVersion,
+// so an init built from other sources is named as such, not misread.
+
+// protocolMagic opens every message between nash and its sandbox init.
+const protocolMagic = "nash-sandbox\x00"
+
+// errOtherVersion says the other side speaks another protocol.
+var errOtherVersion = errors.New("the sandbox init is from another version of nash")
+
+type wireWriter struct{ b []byte }
+
+func newWireWriter() *wireWriter {
+	w := &wireWriter{b: make([]byte, 0, 4096)}
+	w.b = append(w.b, protocolMagic...)
+	w.int(protocolVersion)
+	return w
+}
+
+func (w *wireWriter) int(n int) { w.b = binary.AppendVarint(w.b, int64(n)) }
+func (w *wireWriter) str(s string) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+func (w *wireWriter) bool(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+func (w *wireWriter) strs(ss []string) {
+	w.int(len(ss))
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+
+// wireReader reads what wireWriter wrote; the first error sticks.
+type wireReader struct {
+	b   []byte
+	err error
+}
+
+// newWireReader checks the magic and version at the start of b.
+func newWireReader(b []byte) (*wireReader, error) {
+	rest, ok := cutPrefix(b, protocolMagic)
+	if !ok {
+		return nil, errOtherVersion
+	}
+	r := &wireReader{b: rest}
+	if v := r.int(); r.err != nil || v != protocolVersion {
+		return nil, errOtherVersion
+	}
+	return r, nil
+}
+
+func cutPrefix(b []byte, prefix string) ([]byte, bool) {
+	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
+		return nil, false
+	}
+	return b[len(prefix):], true
+}
+
+func (r *wireReader) fail() {
+	if r.err == nil {
+		r.err = errors.New("truncated or malformed message")
+	}
+	r.b = nil
+}
+
+func (r *wireReader) int() int {
+	n, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return int(n)
+}
+
+func (r *wireReader) str() string {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 || n > uint64(len(r.b)-k) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[k : k+int(n)])
+	r.b = r.b[k+int(n):]
+	return s
+}
+
+func (r *wireReader) bool() bool {
+	if len(r.b) == 0 || r.b[0] > 1 {
+		r.fail()
+		return false
+	}
+	v := r.b[0] == 1
+	r.b = r.b[1:]
+	return v
+}
+
+// count reads a slice length, bounded by what is left to read (every
+// element takes at least one byte), so a bad message cannot make a huge
+// allocation.
+func (r *wireReader) count() int {
+	n := r.int()
+	if n < 0 || n > len(r.b) {
+		r.fail()
+		return 0
+	}
+	return n
+}
+
+func (r *wireReader) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+// done reports the first error, or bytes left over.
+func (r *wireReader) done() error {
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%d bytes left over", len(r.b))
+	}
+	return r.err
+}
+
+func encodeConfig(c *childConfig) []byte {
+	w := newWireWriter()
+	p := &c.Plan
+	w.str(p.Root)
+	w.int(len(p.Ops))
+	for _, o := range p.Ops {
+		w.str(string(o.Kind))
+		w.str(o.Path)
+		w.str(o.Target)
+		w.int(int(o.Mode))
+		w.int(o.Layer)
+		w.bool(o.File)
+	}
+	w.int(len(p.Layers))
+	for _, l := range p.Layers {
+		w.str(l.Point)
+		w.str(l.Upper)
+		w.str(l.Work)
+	}
+	w.strs(p.ReadOnly)
+	w.strs(p.Hide)
+	w.str(p.Broken)
+	w.str(c.Script)
+	w.str(c.Shell)
+	w.str(c.Dir)
+	w.strs(c.Env)
+	w.bool(c.Net)
+	w.bool(c.Unprotected)
+	w.bool(c.Root)
+	return w.b
+}
+
+func decodeConfig(b []byte) (*childConfig, error) {
+	r, err := newWireReader(b)
+	if err != nil {
+		return nil, err
+	}
+	c := &childConfig{Version: protocolVersion}
+	p := &c.Plan
+	p.Root = r.str()
+	if n := r.count(); n > 0 {
+		p.Ops = make([]mountOp, n)
+		for i := range p.Ops {
+			o := &p.Ops[i]
+			o.Kind = opKind(r.str())
+			o.Path = r.str()
+			o.Target = r.str()
+			o.Mode = uint32(r.int())
+			o.Layer = r.int()
+			o.File = r.bool()
+		}
+	}
+	if n := r.count(); n > 0 {
+		p.Layers = make([]layer, n)
+		for i := range p.Layers {
+			l := &p.Layers[i]
+			l.Point, l.Upper, l.Work = r.str(), r.str(), r.str()
+		}
+	}
+	p.ReadOnly = r.strs()
+	p.Hide = r.strs()
+	p.Broken = r.str()
+	c.Script = r.str()
+	c.Shell = r.str()
+	c.Dir = r.str()
+	c.Env = r.strs()
+	c.Net = r.bool()
+	c.Unprotected = r.bool()
+	c.Root = r.bool()
+	if err := r.done(); err != nil {
+		return nil, fmt.Errorf("decode sandbox config: %w", err)
+	}
+	return c, nil
+}
+
+func encodeResult(res *childResult) []byte {
+	w := newWireWriter()
+	w.bool(res.Started)
+	w.int(res.ExitCode)
+	w.str(res.Error)
+	w.strs(res.Failed)
+	w.strs(res.Unprotected)
+	return w.b
+}
+
+func decodeResult(b []byte) (*childResult, error) {
+	r, err := newWireReader(b)
+	if err != nil {
+		return nil, err
+	}
+	res := &childResult{}
+	res.Started = r.bool()
+	res.ExitCode = r.int()
+	res.Error = r.str()
+	res.Failed = r.strs()
+	res.Unprotected = r.strs()
+	if err := r.done(); err != nil {
+		return nil, fmt.Errorf("decode sandbox result: %w", err)
+	}
+	return res, nil
+}

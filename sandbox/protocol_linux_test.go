@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// fill sets every field below v to a value that is not its zero value, so
+// a field the wire form forgets fails the round trip.
+func fill(t *testing.T, v reflect.Value, seed *int) {
+	*seed++
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fill(t, v.Field(i), seed)
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(t, v.Index(i), seed)
+		}
+	case reflect.String:
+		v.SetString("s\xff,\x00" + string(rune('a'+*seed%26)))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int:
+		v.SetInt(-int64(*seed))
+	case reflect.Uint32:
+		v.SetUint(uint64(*seed) << 20)
+	default:
+		t.Fatalf("fill: no value for a %s", v.Type())
+	}
+}
+
+func TestWireRoundTrip(t *testing.T) {
+	seed := 0
+	var cfg childConfig
+	fill(t, reflect.ValueOf(&cfg).Elem(), &seed)
+	cfg.Version = protocolVersion
+	got, err := decodeConfig(encodeConfig(&cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, &cfg) {
+		t.Errorf("config round trip:\n got %+v\nwant %+v", got, &cfg)
+	}
+	var res childResult
+	fill(t, reflect.ValueOf(&res).Elem(), &seed)
+	gotRes, err := decodeResult(encodeResult(&res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotRes, &res) {
+		t.Errorf("result round trip:\n got %+v\nwant %+v", gotRes, &res)
+	}
+	// Empty slices come back nil, which the init treats the same.
+	empty, err := decodeConfig(encodeConfig(&childConfig{}))
+	if err != nil || empty.Plan.Ops != nil || empty.Env != nil {
+		t.Errorf("empty config: %+v, %v", empty, err)
+	}
+}
+
+func TestWireRejects(t *testing.T) {
+	good := encodeConfig(&childConfig{Script: "true", Env: []string{"A=1"}})
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want error // nil: any error
+	}{
+		{"empty", nil, errOtherVersion},
+		{"gob", []byte("\x1f\xff\x81\x03\x01\x01\x0bchildConfig"), errOtherVersion},
+		{"other version", append([]byte(protocolMagic), 0x7e), errOtherVersion},
+		{"truncated", good[:len(good)-3], nil},
+		{"left over", append(append([]byte{}, good...), 0), nil},
+		{"huge count", append(append([]byte{}, good[:len(protocolMagic)+1]...), 0, 0xfe, 0xff, 0xff, 0xff, 0x0f), nil},
+	} {
+		_, err := decodeConfig(tc.in)
+		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+func FuzzDecodeConfig(f *testing.F) {
+	f.Add(encodeConfig(&childConfig{Script: "true", Env: []string{"A=1"}, Plan: mountPlan{Ops: []mountOp{{Kind: opDir, Path: "/"}}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := decodeConfig(b)
+		if err != nil {
+			return
+		}
+		if again, err := decodeConfig(encodeConfig(c)); err != nil || !reflect.DeepEqual(again, c) {
+			t.Errorf("re-encoding changed the config: %v", err)
+		}
+	})
+}
