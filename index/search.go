@@ -169,8 +169,8 @@ func PlainQuery(s string) string {
 	return strings.Join(f, " ")
 }
 
-// weights are the boosts of the fields that add to the main (body) score
-// when a query word is also in a file's name, title or path.
+// weights are the weights of a file's name, title and path next to the
+// body (weight 1) when a query word is also there.
 type weights struct {
 	name, title, path float64
 }
@@ -197,14 +197,17 @@ func fieldQuery(field, text string, phrase bool, boost float64) query.Query {
 	return q
 }
 
-// boolQuery turns clauses (without filters) into a bleve query. Words are
-// scored by BM25 on the body field (which holds the name, the title and
-// the text, so a word found only in a file name still finds the file); a
-// word also found in the name, title or path adds a bonus. The bonus is
-// added outside the body's disjunction so that its coordination factor
-// does not penalise files that match only in the text.
+// boolQuery turns clauses (without filters) into a bleve query. The plain
+// scored words are ranked together by one bm25fQuery over the body field
+// (which holds the name, the title and the text, so a word found only in a
+// file name still finds the file) and, with the small weights of w, the
+// name, title and path fields. Required words are bleve match queries on
+// the body; a required word also found in the name, title or path adds a
+// bonus, added outside the body's disjunction so that its coordination
+// factor does not penalise files that match only in the text.
 func boolQuery(clauses []Clause, w weights) query.Query {
 	var must, should, not, bonus []query.Query
+	var words []bm25fWord
 	for _, c := range clauses {
 		if filterFields[c.Field] {
 			continue
@@ -215,6 +218,13 @@ func boolQuery(clauses []Clause, w weights) query.Query {
 			q = boolQuery(c.Group, w)
 		case c.Field != "":
 			q = fieldQuery(textFields[c.Field], c.Text, c.Phrase, 1)
+		case c.Occur == Should && !c.Phrase:
+			weight := 1.0
+			if c.weight != 0 {
+				weight = c.weight
+			}
+			words = append(words, bm25fWord{text: c.Text, weight: weight})
+			continue
 		default:
 			boost := 1.0
 			if c.weight != 0 {
@@ -240,6 +250,9 @@ func boolQuery(clauses []Clause, w weights) query.Query {
 		default:
 			should = append(should, q)
 		}
+	}
+	if len(words) > 0 {
+		should = append(should, &bm25fQuery{words: words, fields: bm25Fields(w), idf: fieldBody, k1: bm25K1, refLen: bm25RefLen})
 	}
 	b := bleve.NewBooleanQuery()
 	switch {
