@@ -203,6 +203,9 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 		if err := ix.openText(); err != nil {
 			return err
 		}
+		if a := ix.text.Mapping().AnalyzerNamed(analyzerName); a != nil {
+			ix.analyzer = a
+		}
 		if ix.vec != nil {
 			ix.vec = newVectorStore()
 		}

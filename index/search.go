@@ -106,6 +106,9 @@ func (ix *Index) Search(ctx context.Context, q string, opt SearchOptions) (*Resu
 		mode, expand, res.Notice = Keyword, true, NoticeNoEmbedder
 	}
 	res.Mode = mode
+	if ix.format < formatVersion && res.Notice == "" {
+		res.Notice = NoticeOldFormat
+	}
 	filters := ix.filterQueries(clauses, opt)
 	depth := max(3*opt.N, 30)
 	var kw, sem []Hit

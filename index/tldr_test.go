@@ -115,11 +115,11 @@ func TestTLDRKnownItem(t *testing.T) {
 	n := float64(len(items))
 	r1, r10, mrr = r1/n, r10/n, mrr/n
 	t.Logf("tldr known-item, keyword (BM25), %d queries: R@1 %.3f  R@10 %.3f  MRR@10 %.3f", len(items), r1, r10, mrr)
-	// Floors a little under what this ranking reaches (BM25F, bm25f.go: R@1
-	// 0.458, R@10 0.736, MRR 0.551 over three runs; earlier rankings moved by
-	// up to 0.005 as parallel extraction changed the order of tied
+	// Floors a little under what this ranking reaches (BM25F, bm25f.go, and
+	// dots and underscores split, index.go: R@1 0.469, R@10 0.757, MRR
+	// 0.566-0.567 over runs; parallel extraction changes the order of tied
 	// documents), so a regression fails.
-	const minR1, minR10, minMRR = 0.445, 0.72, 0.54
+	const minR1, minR10, minMRR = 0.455, 0.74, 0.555
 	if r1 < minR1 || r10 < minR10 || mrr < minMRR {
 		t.Errorf("retrieval quality fell: R@1 %.3f (floor %.2f), R@10 %.3f (floor %.2f), MRR %.3f (floor %.2f)",
 			r1, minR1, r10, minR10, mrr, minMRR)
