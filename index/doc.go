@@ -4,8 +4,10 @@
 //
 // # Layout on disk
 //
-// An index is one directory: bleve/ holds the keyword index (scorch, BM25,
-// English analysis with stemming, no _all field); catalog.db (bbolt) holds
+// An index is one directory: bleve/ holds the keyword index (scorch,
+// English analysis with dots and underscores split and stemming, no _all
+// field, a format version that tells an index needing a rebuild);
+// catalog.db (bbolt) holds
 // the roots, one record per file (size, mtime, chunk count, embedding model,
 // skip reason) and the chunk vectors. Writes go catalog intent, keyword
 // index, vectors and catalog, so a crash leaves records marked pending that
@@ -23,9 +25,10 @@
 //
 // # Retrieval
 //
-// Keyword search scores words with BM25 over a body field holding the file
-// name, title and text, plus a small bonus for words in the name, title and
-// path. The query language (ParseQuery) has phrases, AND/OR/NOT, groups and
+// Keyword search scores words with BM25F (its own bleve searcher): a body
+// field holding the file name, title and text, fully length-normalised,
+// and small weights for words also in the name, title and path, summed
+// before saturation. The query language (ParseQuery) has phrases, AND/OR/NOT, groups and
 // filters on directory, extension, modification time and size. Semantic
 // search embeds chunks with an Embedder (langchaingo's interface: Ollama,
 // OpenAI-compatible servers) and ranks them by cosine similarity in a
