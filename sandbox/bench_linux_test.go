@@ -42,7 +42,7 @@ func BenchmarkCommit1GiB(b *testing.B) {
 
 // benchOptions returns options for a sandbox with its state in a fresh
 // temporary dir and /dev/null for the script's streams, as `nash run`
-// gives it files, not pipes.
+// gives it files, not pipes. NASH_BENCH_INIT names the init binary to use.
 func benchOptions(b *testing.B) []Option {
 	b.Helper()
 	base := b.TempDir()
@@ -55,7 +55,13 @@ func benchOptions(b *testing.B) []Option {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { null.Close() })
-	return []Option{StateDir(filepath.Join(base, "state")), Dir(work), Stdio(null, null, null)}
+	opts := []Option{StateDir(filepath.Join(base, "state")), Dir(work), Stdio(null, null, null)}
+	if exe := os.Getenv("NASH_BENCH_INIT"); exe != "" {
+		// A built nash-sandbox, as nash runs it, instead of this test
+		// binary, whose start-up initialises every test dependency.
+		opts = append(opts, Executable(exe))
+	}
+	return opts
 }
 
 // BenchmarkRunTrue times what `nash run --yes -- true` costs inside the

@@ -53,65 +53,26 @@ func ChildMain() {
 
 func runInit(cfg *childConfig) childResult {
 	var r childResult
-	// The script is forked from a thread of its own, locked to its
-	// goroutine and never unlocked (the runtime retires it with the
-	// goroutine): that thread alone enters a new network namespace, which
-	// takes the kernel about a millisecond to create, here spent while
-	// this thread builds the root instead of before the init could start.
-	// It also drops the capabilities, which are per thread, before the
-	// fork.
-	type scriptEnd struct {
-		code int
-		err  error
-	}
-	netReady := make(chan error, 1)
-	goOn := make(chan bool, 1)
-	ended := make(chan scriptEnd, 1)
-	go func() {
-		runtime.LockOSThread()
-		netReady <- isolateNet(cfg.Net)
-		if !<-goOn {
-			return
-		}
-		code, err := runScript(cfg)
-		ended <- scriptEnd{code, err}
-	}()
-	err := buildRoot(cfg, &r)
-	nerr := <-netReady
-	switch {
-	case err != nil:
+	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
-	case len(r.Failed) > 0:
-	case nerr != nil:
-		r.Error = nerr.Error()
-	}
-	if r.Error != "" || len(r.Failed) > 0 {
-		goOn <- false
 		return r
 	}
-	goOn <- true
-	e := <-ended
-	if e.err != nil {
-		r.Error = e.err.Error()
+	if len(r.Failed) > 0 {
 		return r
 	}
-	r.Started, r.ExitCode = true, e.code
+	if !cfg.Net {
+		if err := loopbackUp(); err != nil {
+			r.Error = fmt.Sprintf("bring up loopback: %v", err)
+			return r
+		}
+	}
+	code, err := runScript(cfg)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Started, r.ExitCode = true, code
 	return r
-}
-
-// isolateNet moves the calling thread, which must be locked, into a new
-// network namespace with loopback up, unless the host network is kept.
-func isolateNet(keep bool) error {
-	if keep {
-		return nil
-	}
-	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-		return fmt.Errorf("create network namespace: %w", err)
-	}
-	if err := loopbackUp(); err != nil {
-		return fmt.Errorf("bring up loopback: %w", err)
-	}
-	return nil
 }
 
 // buildRoot assembles the new root at cfg.Plan.Root and pivots into it.

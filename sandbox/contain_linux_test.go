@@ -54,6 +54,25 @@ func TestNetworkOffByDefault(t *testing.T) {
 	}
 }
 
+// TestHostNetworkUnseen checks that nothing in the sandbox shows the host's
+// network: not the script's own /proc/net, nor the init's /proc/1/net, nor
+// that of any of the init's threads.
+func TestHostNetworkUnseen(t *testing.T) {
+	e := newEnv(t)
+	// A thread may end between the glob and cat: only the first cat must
+	// succeed.
+	p := e.run("cat /proc/net/dev /proc/1/net/dev && { cat /proc/1/task/*/net/dev 2>/dev/null; true; }")
+	if p.ExitCode != 0 || !strings.Contains(e.stdout.String(), "lo:") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", p.ExitCode, e.stdout.String(), e.stderr.String())
+	}
+	for _, line := range strings.Split(e.stdout.String(), "\n") {
+		name, _, ok := strings.Cut(line, ":")
+		if name = strings.TrimSpace(name); ok && name != "lo" {
+			t.Errorf("the sandbox sees the host's interface %q", name)
+		}
+	}
+}
+
 func TestNetworkOnWithNet(t *testing.T) {
 	port, connected := listen(t)
 	e := newEnv(t, Network(true))

@@ -3,7 +3,7 @@ package sandbox
 // protocolVersion changes whenever childConfig or childResult do, or what
 // the init is expected to do with them, so a nash-sandbox built from other
 // sources is caught, not misread. Version 2: a wire form of its own (see
-// protocol_linux.go), and the init creates the network namespace itself.
+// protocol_linux.go).
 const protocolVersion = 2
 
 // childConfig is what the parent sends the sandbox init over its config pipe

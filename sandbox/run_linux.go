@@ -139,6 +139,11 @@ func defaultInit() string {
 	return "/proc/self/exe"
 }
 
+// scratchPrefix starts the names of this process's scratch dirs.
+func (s *Sandbox) scratchPrefix() string {
+	return fmt.Sprintf("%s%d-%s-", scratchPrefix, os.Getpid(), s.selfStart())
+}
+
 // selfStart is procStart of this process, read once.
 func (s *Sandbox) selfStart() string {
 	if s.pidStart == "" {
@@ -275,7 +280,7 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 	// The scratch dir's name says which process owns it, so that one left
 	// behind (its state dir deleted, or a crash) is found and removed by a
 	// later nash once that process is gone.
-	scratch, err := os.MkdirTemp(scratchBase, fmt.Sprintf("%s%d-%s-", scratchPrefix, os.Getpid(), s.selfStart()))
+	scratch, err := os.MkdirTemp(scratchBase, s.scratchPrefix())
 	if err != nil {
 		scratch = ""
 	}
@@ -500,9 +505,15 @@ func (s *Sandbox) spawn() (*child, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
-	// The init creates the network namespace itself, on the thread that
-	// forks the script, while it builds the root (see runInit).
+	// The network namespace is created here, with the others, although
+	// it costs the kernel about a millisecond that the init could spend
+	// building the root: created by one thread of the init, it would leave
+	// the init's other threads, visible to the script as /proc/1/task/*,
+	// in the host's, whose /proc/1/net shows the host's sockets.
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
+	if !s.network {
+		flags |= syscall.CLONE_NEWNET
+	}
 	attr := &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
 	if uid == 0 {
 		// Root maps every id, so files of every owner can be copied up.
@@ -726,9 +737,17 @@ func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	// owner, even before the sweep.
 	openWorkDirs(l.runDir(rec.ID))
 	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
-	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix) {
-		// The scratch dir lives on another file system: leave a note of
-		// it in the trash, next to the run dir.
+	switch {
+	case rec.Scratch == "" || !strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix):
+	case strings.HasPrefix(filepath.Base(rec.Scratch), s.scratchPrefix()):
+		// This process's own: its sweeps remove it, or, once this
+		// process is gone, any nash's (sweepScratch).
+		s.trashMu.Lock()
+		s.trashScratch = append(s.trashScratch, rec.Scratch)
+		s.trashMu.Unlock()
+	default:
+		// Another live process's, on another file system: leave a note
+		// of it in the trash, next to the run dir.
 		_ = os.WriteFile(filepath.Join(l.trashDir(), stamp+".scratch"), []byte(rec.Scratch), 0o600)
 	}
 	err := os.Rename(l.runDir(rec.ID), filepath.Join(l.trashDir(), stamp))
@@ -765,6 +784,13 @@ func (s *Sandbox) sweep() bool {
 
 func (s *Sandbox) emptyTrash() {
 	sweepScratch()
+	s.trashMu.Lock()
+	own := s.trashScratch
+	s.trashScratch = nil
+	s.trashMu.Unlock()
+	for _, p := range own {
+		_ = removeRun(p)
+	}
 	dir := s.layout().trashDir()
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

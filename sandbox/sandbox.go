@@ -97,6 +97,10 @@ type Sandbox struct {
 	// at work, not before: a sweep under way slows the fork of the init
 	// down by more than it costs.
 	sweepDue, trashDue bool
+	// trashScratch lists this process's scratch dirs of discarded runs,
+	// for the sweep (other processes' get a note in the trash).
+	trashMu      sync.Mutex
+	trashScratch []string
 	// sweeping is held while the trash is being emptied; sweeps counts
 	// the sweeps under way, for Close.
 	sweeping sync.Mutex
