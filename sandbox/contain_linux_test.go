@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // listen opens a host listener on loopback and reports whether anything
@@ -354,5 +356,29 @@ func TestOneWriterForBothStreams(t *testing.T) {
 	_ = sb.Abort(p.ID)
 	if got, want := both.String(), "out1\nerr1\nout2\nerr2\nout3\nerr3\n"; got != want {
 		t.Fatalf("combined output %q, want %q", got, want)
+	}
+}
+
+// TestMountPointsKeepTheirModes: the top of each overlay shows the mode of
+// the directory it covers (not its upper dir's 0700): /tmp stays 1777.
+func TestMountPointsKeepTheirModes(t *testing.T) {
+	e := newEnv(t)
+	var points []string
+	for _, p := range []string{"/tmp", "/dev/shm", "/etc", "/usr", e.work} {
+		if _, err := os.Stat(p); err == nil {
+			points = append(points, p)
+		}
+	}
+	var want strings.Builder
+	for _, p := range points {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&want, "%s %o\n", p, st.Mode&0o7777)
+	}
+	e.run(`for p in ` + strings.Join(points, " ") + `; do printf '%s %s\n' "$p" "$(stat -c %a "$p")"; done`)
+	if got := e.stdout.String(); got != want.String() {
+		t.Errorf("modes inside the sandbox:\n%swant:\n%s", got, want.String())
 	}
 }

@@ -253,6 +253,26 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}, nil
 }
 
+// matchTop gives an upper dir the mode (and, for root, the owner) of the
+// directory its overlay covers: the top of an overlay shows its upper
+// dir's attributes, and /tmp must stay 1777 inside, not 0700. The upper
+// dir stays private all the same: it sits in a 0700 run or scratch dir.
+func matchTop(upper, point string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(point, &st); err != nil {
+		return nil // the init names a point it cannot overlay
+	}
+	if os.Getuid() == 0 {
+		if err := unix.Lchown(upper, int(st.Uid), int(st.Gid)); err != nil {
+			return fmt.Errorf("create layer dir: %w", err)
+		}
+	}
+	if err := unix.Chmod(upper, st.Mode&0o7777); err != nil {
+		return fmt.Errorf("create layer dir: %w", err)
+	}
+	return nil
+}
+
 // plan builds the mount plan and creates the layers' upper and work dirs.
 // It returns the scratch dir on tmpfs that holds some of them, if any.
 func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
@@ -314,6 +334,9 @@ func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
 			if err := os.Mkdir(d, 0o700); err != nil {
 				return nil, scratch, fmt.Errorf("create layer dir: %w", err)
 			}
+		}
+		if err := matchTop(l.Upper, l.Point); err != nil {
+			return nil, scratch, err
 		}
 	}
 	if scratch != "" {
