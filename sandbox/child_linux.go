@@ -383,7 +383,9 @@ func runScript(cfg *childConfig) (int, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "/"
 	}
-	cmd := exec.Command(cfg.Shell, "-c", cfg.Script, "nash")
+	// $0 is the shell's name, as in bash -c: the script's own error
+	// messages read "bash: line 1: ...", apart from nash's.
+	cmd := exec.Command(cfg.Shell, "-c", cfg.Script, filepath.Base(cfg.Shell))
 	cmd.Env, cmd.Dir = cfg.Env, dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {

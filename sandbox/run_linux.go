@@ -686,7 +686,7 @@ func unavailable(err error) error {
 // runUnsandboxed runs the script directly on the host: only when namespaces
 // are unavailable and the person asked for it explicitly.
 func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, error) {
-	cmd := exec.CommandContext(ctx, s.shell, "-c", script, "nash")
+	cmd := exec.CommandContext(ctx, s.shell, "-c", script, filepath.Base(s.shell))
 	cmd.Dir, cmd.Env = s.dir, s.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.stdout, s.stderr
 	p := &Pending{Unsandboxed: true, Changes: &effects.ChangeSet{}, Started: time.Now().UTC()}

@@ -124,6 +124,6 @@ func fenceMain() int {
 			env = append(env, e)
 		}
 	}
-	err := syscall.Exec("/bin/bash", []string{"bash", "-c", os.Getenv("NASH_TEST_SCRIPT"), "nash"}, env)
+	err := syscall.Exec("/bin/bash", []string{"bash", "-c", os.Getenv("NASH_TEST_SCRIPT"), "bash"}, env)
 	return fail("exec", err)
 }

@@ -147,11 +147,12 @@ func TestCommandNotFound(t *testing.T) {
 		stderr string
 		want   bool
 	}{
-		{"nash: line 1: tree: command not found\n", true},
-		{"nash: 1: tree: not found\n", true},
+		{"bash: line 1: tree: command not found\n", true},
+		{"nash: line 1: tree: command not found\n", false},
+		{"sh: 1: tree: not found\n", true},
 		{"grep: x: No such file or directory\n", false},
 		{"", false},
-		{"warning\nnash: line 3: cpio: command not found", true},
+		{"warning\nbash: line 3: cpio: command not found", true},
 		{"error: package not found in cache, retrying\n", false},
 		{"apt: package x: not found\n", false},
 	}

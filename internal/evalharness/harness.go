@@ -383,9 +383,9 @@ func (h *harness) task(ctx context.Context, t intercode.Task) (TaskResult, error
 }
 
 // notFound matches the shells' messages for a missing command (the
-// sandbox runs scripts with $0 set to nash): bash's "nash: line 1: tree:
-// command not found", dash's "nash: 1: tree: not found".
-var notFound = regexp.MustCompile(`(?m)^nash: (line )?[0-9]+: .+: (command )?not found$`)
+// sandbox runs scripts with $0 set to the shell's name): bash's "bash:
+// line 1: tree: command not found", dash's "sh: 1: tree: not found".
+var notFound = regexp.MustCompile(`(?m)^(bash|sh|dash): (line )?[0-9]+: .+: (command )?not found$`)
 
 // commandNotFound returns the shell's message when a run could not find a
 // command it ran, or "".

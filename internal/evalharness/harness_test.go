@@ -123,10 +123,9 @@ var gold2Differs = map[string]string{
 
 	// Another result.
 	"fs1/2":   sandboxView + ": lsof -i lists network files, and the sandbox has none",
-	"fs1/12":  "$0 is the shell's name, $SHELL the login shell",
 	"fs1/31":  notHere + ": hostname -I prints nothing, -i prints 127.0.0.1",
 	"fs1/46":  notHere + ": echo $TERM prints bash's default, printenv nothing",
-	"fs1/48":  "pidof bash finds no process called bash (the shell is $0 nash)",
+	"fs1/48":  notHere + ": bash -c runs pidof in its own place, and no other bash runs in the sandbox",
 	"fs1/72":  notHere + ": no boot record, who -b prints nothing",
 	"fs1/73":  notHere + ": no swap, swapon prints nothing, free a zero line",
 	"fs1/92":  "nl numbers the matches instead of counting them",
