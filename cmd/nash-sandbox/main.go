@@ -1,6 +1,6 @@
 // Command nash-sandbox is nash's sandbox init, built on its own so that
 // starting a sandbox does not pay for initialising everything nash links
-// (bleve alone spends milliseconds building automata at start-up). nash
+// (the terminal UI, the model clients): it links only the sandbox. nash
 // runs it when it sits next to the nash binary, and re-executes itself
 // otherwise. It is not meant to be run by hand.
 package main
