@@ -1,11 +1,11 @@
 package sandbox
 
-import "os"
+import "github.com/nash-shell/nash/internal/sandboxinit"
 
-// childEnv marks a process as the sandbox's init, re-executed from the nash
-// binary. main checks it before anything else.
-const childEnv = "_NASH_SANDBOX_CHILD"
+// IsChild reports whether this process is a sandbox init, re-executed from
+// the nash binary, that main must hand over to ChildMain before anything
+// else.
+func IsChild() bool { return sandboxinit.IsChild() }
 
-// IsChild reports whether this process is a sandbox init that main must hand
-// over to ChildMain.
-func IsChild() bool { return os.Getenv(childEnv) != "" }
+// ChildMain is the sandbox init (see package sandboxinit). It never returns.
+func ChildMain() { sandboxinit.Main() }

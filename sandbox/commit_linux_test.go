@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 // TestCommitRefusesSymlinkedParent plants a symlink where a directory was,
@@ -122,7 +124,7 @@ func TestScanSyntheticUpper(t *testing.T) {
 	must(unix.Lsetxattr(filepath.Join(upper, "o"), overlayXattrPrefix+"opaque", []byte("y"), 0))
 	must(os.WriteFile(filepath.Join(upper, "o", "new"), []byte("n"), 0o644))
 
-	cs, ops, err := scanLayers([]layer{{Point: live, Upper: upper}})
+	cs, ops, err := scanLayers([]sandboxinit.Layer{{Point: live, Upper: upper}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,50 +6,9 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
-
-// opKind names one step of building the sandbox's root.
-type opKind string
-
-const (
-	opDir     opKind = "dir"     // a directory in the root skeleton
-	opSymlink opKind = "symlink" // a symlink in the root skeleton
-	opOverlay opKind = "overlay" // an overlay whose lower is the host path
-	opBindRO  opKind = "bind-ro" // a read-only bind of the host path
-	opBindRW  opKind = "bind-rw" // a live bind: only with Unprotected
-	opProc    opKind = "proc"    // a fresh procfs
-	opSys     opKind = "sys"     // a recursive read-only bind of /sys
-	opDev     opKind = "dev"     // a tmpfs with device nodes, devpts, and /dev/shm
-)
-
-// mountOp is one step; ops run in order, parents before children.
-type mountOp struct {
-	Kind   opKind `json:"k"`
-	Path   string `json:"p"`
-	Target string `json:"t,omitempty"` // symlink target
-	Mode   uint32 `json:"m,omitempty"` // directory permissions
-	Layer  int    `json:"l,omitempty"` // overlay layer index; for opDev the /dev/shm layer or -1
-	File   bool   `json:"f,omitempty"` // the bound path is not a directory
-}
-
-// layer is one overlay: the host mount point it covers and its upper and work
-// directories.
-type layer struct {
-	Point string `json:"point"`
-	Upper string `json:"upper"`
-	Work  string `json:"work"`
-}
-
-// mountPlan is everything the sandbox init needs to build the root.
-type mountPlan struct {
-	Root     string    `json:"root"`
-	Ops      []mountOp `json:"ops"`
-	Layers   []layer   `json:"layers"`
-	ReadOnly []string  `json:"read_only,omitempty"` // paths that stay read-only inside
-	Hide     []string  `json:"hide,omitempty"`      // dirs covered by an empty read-only tmpfs, sockets by /dev/null
-	// Broken, set only by tests, is a path whose overlay is made to fail.
-	Broken string `json:"broken,omitempty"`
-}
 
 // kernelFS are file systems that are interfaces to the kernel, not storage:
 // they are bound read-only, never overlaid.
@@ -79,8 +38,8 @@ func (osView) Lstat(p string) (fs.FileInfo, error)     { return os.Lstat(p) }
 // with mounts below cannot be an overlay lower in a user namespace (its
 // children are locked), so it becomes a read-only skeleton whose entries are
 // planned one by one.
-func buildPlan(mounts []mountEntry, host hostView) (*mountPlan, error) {
-	p := &mountPlan{}
+func buildPlan(mounts []mountEntry, host hostView) (*sandboxinit.Plan, error) {
+	p := &sandboxinit.Plan{}
 	points := make([]string, 0, len(mounts))
 	byPoint := map[string]mountEntry{}
 	for _, m := range mounts {
@@ -96,7 +55,7 @@ func buildPlan(mounts []mountEntry, host hostView) (*mountPlan, error) {
 }
 
 type planner struct {
-	p       *mountPlan
+	p       *sandboxinit.Plan
 	points  []string
 	byPoint map[string]mountEntry
 	host    hostView
@@ -126,13 +85,13 @@ func (b *planner) hasMountBelow(dir string) bool {
 func (b *planner) visit(dir string) error {
 	switch dir {
 	case "/proc":
-		b.p.Ops = append(b.p.Ops, mountOp{Kind: opProc, Path: dir})
+		b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpProc, Path: dir})
 		return nil
 	case "/sys":
-		b.p.Ops = append(b.p.Ops, mountOp{Kind: opSys, Path: dir})
+		b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpSys, Path: dir})
 		return nil
 	case "/dev":
-		op := mountOp{Kind: opDev, Path: dir, Layer: -1}
+		op := sandboxinit.Op{Kind: sandboxinit.OpDev, Path: dir, Layer: -1}
 		if fi, err := b.host.Lstat("/dev/shm"); err == nil && fi.IsDir() && !b.hasMountBelow("/dev/shm") {
 			op.Layer = b.addLayer("/dev/shm")
 		}
@@ -142,18 +101,18 @@ func (b *planner) visit(dir string) error {
 	if !b.hasMountBelow(dir) {
 		m := b.mountOf(dir)
 		if m.ReadOnly || kernelFS[m.FSType] {
-			b.p.Ops = append(b.p.Ops, mountOp{Kind: opBindRO, Path: dir})
+			b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpBindRO, Path: dir})
 			b.p.ReadOnly = append(b.p.ReadOnly, dir)
 			return nil
 		}
-		b.p.Ops = append(b.p.Ops, mountOp{Kind: opOverlay, Path: dir, Layer: b.addLayer(dir)})
+		b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpOverlay, Path: dir, Layer: b.addLayer(dir)})
 		return nil
 	}
 	fi, err := b.host.Lstat(dir)
 	if err != nil {
 		return nil // vanished or unreadable: it simply does not appear
 	}
-	b.p.Ops = append(b.p.Ops, mountOp{Kind: opDir, Path: dir, Mode: uint32(fi.Mode().Perm())})
+	b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpDir, Path: dir, Mode: uint32(fi.Mode().Perm())})
 	b.p.ReadOnly = append(b.p.ReadOnly, strings.TrimSuffix(dir, "/")+"/ (new entries)")
 	entries, err := b.host.ReadDir(dir)
 	if err != nil {
@@ -167,13 +126,13 @@ func (b *planner) visit(dir string) error {
 			if err != nil {
 				continue
 			}
-			b.p.Ops = append(b.p.Ops, mountOp{Kind: opSymlink, Path: child, Target: t})
+			b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpSymlink, Path: child, Target: t})
 		case e.IsDir():
 			if err := b.visit(child); err != nil {
 				return err
 			}
 		default:
-			b.p.Ops = append(b.p.Ops, mountOp{Kind: opBindRO, Path: child, File: true})
+			b.p.Ops = append(b.p.Ops, sandboxinit.Op{Kind: sandboxinit.OpBindRO, Path: child, File: true})
 			b.p.ReadOnly = append(b.p.ReadOnly, child)
 		}
 	}
@@ -181,7 +140,7 @@ func (b *planner) visit(dir string) error {
 }
 
 func (b *planner) addLayer(point string) int {
-	b.p.Layers = append(b.p.Layers, layer{Point: point})
+	b.p.Layers = append(b.p.Layers, sandboxinit.Layer{Point: point})
 	return len(b.p.Layers) - 1
 }
 

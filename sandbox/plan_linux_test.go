@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 const sampleMountinfo = `22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
@@ -141,7 +143,7 @@ func TestBuildPlan(t *testing.T) {
 	var got []string
 	for _, op := range p.Ops {
 		s := fmt.Sprintf("%s %s", op.Kind, op.Path)
-		if op.Kind == opSymlink {
+		if op.Kind == sandboxinit.OpSymlink {
 			s += " -> " + op.Target
 		}
 		got = append(got, s)
@@ -192,11 +194,5 @@ func TestUnder(t *testing.T) {
 		if got := under(tt.p, tt.root); got != tt.want {
 			t.Errorf("under(%q, %q) = %v, want %v", tt.p, tt.root, got, tt.want)
 		}
-	}
-}
-
-func TestEscapeOpt(t *testing.T) {
-	if got := escapeOpt(`/a,b:c\d`); got != `/a\,b\:c\\d` {
-		t.Errorf("escapeOpt = %q", got)
 	}
 }

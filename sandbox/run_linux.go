@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 // Pending is a finished run waiting for commit or abort.
@@ -175,7 +176,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	// table and making of upper dirs all overlap.
 	s.selfStart() // read here, not raced for by plan
 	type planned struct {
-		plan    *mountPlan
+		plan    *sandboxinit.Plan
 		scratch string
 		err     error
 	}
@@ -204,8 +205,8 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
 		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch,
 	}
-	cfg := &childConfig{
-		Version: protocolVersion,
+	cfg := &sandboxinit.Config{
+		Version: sandboxinit.Version,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
 	}
@@ -275,7 +276,7 @@ func matchTop(upper, point string) error {
 
 // plan builds the mount plan and creates the layers' upper and work dirs.
 // It returns the scratch dir on tmpfs that holds some of them, if any.
-func (s *Sandbox) plan(runDir string) (*mountPlan, string, error) {
+func (s *Sandbox) plan(runDir string) (*sandboxinit.Plan, string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil, "", &UnavailableError{Reason: fmt.Sprintf("cannot read the mount table: %v", err)}
@@ -517,7 +518,7 @@ func (s *Sandbox) spawn() (*child, error) {
 	}
 	cmd := exec.Command(s.exe)
 	cmd.Args = []string{"nash-sandbox"}
-	cmd.Env = []string{childEnv + "=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Env = []string{sandboxinit.EnvVar + "=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	ended := make(chan struct{})
 	closeAfter, copied, err := s.stdio(cmd, ended)
 	if err != nil {
@@ -599,8 +600,8 @@ func (c *child) kill() {
 }
 
 // send sends the init its config, which sets it going.
-func (c *child) send(cfg *childConfig) {
-	_, c.sendErr = c.cfgW.Write(encodeConfig(cfg))
+func (c *child) send(cfg *sandboxinit.Config) {
+	_, c.sendErr = c.cfgW.Write(sandboxinit.EncodeConfig(cfg))
 	c.cfgW.Close()
 }
 
@@ -615,7 +616,7 @@ func (c *child) stop() {
 // finish waits, after send, until the script has ended and every process
 // of the sandbox is gone. The returned channel yields when the namespaces
 // are torn down.
-func (c *child) finish(ctx context.Context) (*childResult, <-chan error, error) {
+func (c *child) finish(ctx context.Context) (*sandboxinit.Result, <-chan error, error) {
 	defer c.resR.Close()
 	defer close(c.ended)
 	werr := c.sendErr
@@ -649,8 +650,8 @@ func (c *child) finish(ctx context.Context) (*childResult, <-chan error, error) 
 		}
 		return nil, nil, errors.New("sandbox init said nothing")
 	}
-	res, derr := decodeResult(out)
-	if errors.Is(derr, errOtherVersion) {
+	res, derr := sandboxinit.DecodeResult(out)
+	if errors.Is(derr, sandboxinit.ErrOtherVersion) {
 		<-c.done
 		return nil, nil, &UnavailableError{Reason: fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", c.cmd.Path)}
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 // op is one step of a commit or an undo: put the object at Src in place at
@@ -43,7 +44,7 @@ type scanner struct {
 
 // scanLayers reads every layer's upper dir. Changes come out sorted by path,
 // ops in the order they must run (parents before children).
-func scanLayers(layers []layer) (*effects.ChangeSet, []op, error) {
+func scanLayers(layers []sandboxinit.Layer) (*effects.ChangeSet, []op, error) {
 	sc := &scanner{}
 	for _, l := range layers {
 		if err := sc.dir(l.Upper, l.Point); err != nil {

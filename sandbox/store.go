@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 // TxState is the state of a transaction.
@@ -58,17 +60,17 @@ const (
 
 // runRecord describes a run while it is running or pending review.
 type runRecord struct {
-	ID       string    `json:"id"`
-	Script   string    `json:"script"`
-	Prompt   string    `json:"prompt,omitempty"`
-	Dir      string    `json:"dir"`
-	Started  time.Time `json:"started"`
-	PID      int       `json:"pid"`
-	PIDStart string    `json:"pid_start"` // start time of PID, to tell pid reuse
-	Layers   []layer   `json:"layers"`
-	State    runState  `json:"state"`
-	ExitCode int       `json:"exit_code"`
-	Scratch  string    `json:"scratch,omitempty"` // tmpfs dir holding some layers
+	ID       string              `json:"id"`
+	Script   string              `json:"script"`
+	Prompt   string              `json:"prompt,omitempty"`
+	Dir      string              `json:"dir"`
+	Started  time.Time           `json:"started"`
+	PID      int                 `json:"pid"`
+	PIDStart string              `json:"pid_start"` // start time of PID, to tell pid reuse
+	Layers   []sandboxinit.Layer `json:"layers"`
+	State    runState            `json:"state"`
+	ExitCode int                 `json:"exit_code"`
+	Scratch  string              `json:"scratch,omitempty"` // tmpfs dir holding some layers
 	// Pre fingerprints, when the run ended, the live paths a commit would
 	// replace; Touched names those changed outside nash while it ran.
 	Pre     map[string]fingerprint

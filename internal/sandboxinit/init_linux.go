@@ -1,4 +1,4 @@
-package sandbox
+package sandboxinit
 
 import (
 	"errors"
@@ -22,37 +22,37 @@ const (
 	resultFd = 4
 )
 
-// ChildMain is the sandbox init, PID 1 of the sandbox's pid namespace: it
+// Main is the sandbox init, PID 1 of the sandbox's pid namespace: it
 // builds the root from the parent's plan, runs the script, reports its exit
 // code and exits, which kills every process the script left behind. It never
 // returns.
-func ChildMain() {
+func Main() {
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(resultFd)
 	res := os.NewFile(resultFd, "result")
-	var r childResult
+	var r Result
 	b, err := io.ReadAll(os.NewFile(configFd, "config"))
-	var cfg *childConfig
+	var cfg *Config
 	if err == nil {
-		cfg, err = decodeConfig(b)
+		cfg, err = DecodeConfig(b)
 	}
 	switch {
-	case errors.Is(err, errOtherVersion):
+	case errors.Is(err, ErrOtherVersion):
 		r.Error = fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", os.Args[0])
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
 		r = runInit(cfg)
 	}
-	_, _ = res.Write(encodeResult(&r))
+	_, _ = res.Write(EncodeResult(&r))
 	// Closing the pipe lets the parent go on while the kernel tears the
 	// namespaces down after this exit.
 	res.Close()
 	os.Exit(0)
 }
 
-func runInit(cfg *childConfig) childResult {
-	var r childResult
+func runInit(cfg *Config) Result {
+	var r Result
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
 		return r
@@ -76,7 +76,7 @@ func runInit(cfg *childConfig) childResult {
 }
 
 // buildRoot assembles the new root at cfg.Plan.Root and pivots into it.
-func buildRoot(cfg *childConfig, r *childResult) error {
+func buildRoot(cfg *Config, r *Result) error {
 	p := &cfg.Plan
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -88,9 +88,9 @@ func buildRoot(cfg *childConfig, r *childResult) error {
 	// Overlays are independent of each other and most of their cost is in
 	// the kernel setting up each upper dir, so mount them in parallel once
 	// the skeleton they sit on exists.
-	var overlays []mountOp
+	var overlays []Op
 	for _, op := range p.Ops {
-		if op.Kind == opOverlay {
+		if op.Kind == OpOverlay {
 			overlays = append(overlays, op)
 			continue
 		}
@@ -141,13 +141,13 @@ func buildRoot(cfg *childConfig, r *childResult) error {
 	return nil
 }
 
-func doOp(root string, p *mountPlan, op mountOp, cfg *childConfig, r *childResult) error {
+func doOp(root string, p *Plan, op Op, cfg *Config, r *Result) error {
 	target := root + op.Path
 	if op.Path == "/" {
 		target = root
 	}
 	switch op.Kind {
-	case opDir:
+	case OpDir:
 		if op.Path == "/" {
 			return os.Chmod(root, os.FileMode(op.Mode))
 		}
@@ -155,12 +155,12 @@ func doOp(root string, p *mountPlan, op mountOp, cfg *childConfig, r *childResul
 			return fmt.Errorf("create %s: %w", op.Path, err)
 		}
 		return os.Chmod(target, os.FileMode(op.Mode))
-	case opSymlink:
+	case OpSymlink:
 		if err := os.Symlink(op.Target, target); err != nil {
 			return fmt.Errorf("create symlink %s: %w", op.Path, err)
 		}
 		return nil
-	case opOverlay:
+	case OpOverlay:
 		if err := mountOverlay(target, op.Path, p.Layers[op.Layer]); err != nil {
 			if !cfg.Unprotected {
 				r.Failed = append(r.Failed, fmt.Sprintf("%s (%v)", op.Path, errnoText(err)))
@@ -172,9 +172,9 @@ func doOp(root string, p *mountPlan, op mountOp, cfg *childConfig, r *childResul
 			r.Unprotected = append(r.Unprotected, op.Path)
 		}
 		return nil
-	case opBindRO:
+	case OpBindRO:
 		return bind(op.Path, target, op.File, true)
-	case opProc:
+	case OpProc:
 		if err := os.MkdirAll(target, 0o555); err != nil {
 			return fmt.Errorf("create %s: %w", op.Path, err)
 		}
@@ -182,28 +182,28 @@ func doOp(root string, p *mountPlan, op mountOp, cfg *childConfig, r *childResul
 			return fmt.Errorf("mount /proc: %w", err)
 		}
 		return nil
-	case opSys:
+	case OpSys:
 		return bind(op.Path, target, false, true)
-	case opDev:
+	case OpDev:
 		return buildDev(target, p, op, cfg, r)
 	}
 	return fmt.Errorf("unknown mount op %q", op.Kind)
 }
 
 // mountOverlays mounts the overlay ops with a few workers.
-func mountOverlays(root string, p *mountPlan, ops []mountOp, cfg *childConfig, r *childResult) error {
+func mountOverlays(root string, p *Plan, ops []Op, cfg *Config, r *Result) error {
 	type result struct {
-		op  mountOp
+		op  Op
 		err error
 	}
-	work := make(chan mountOp)
+	work := make(chan Op)
 	results := make(chan result)
 	workers := min(4, len(ops))
 	for range workers {
 		go func() {
 			for op := range work {
 				lower := op.Path
-				if p.Broken != "" && under(p.Broken, op.Path) {
+				if p.Broken != "" && (p.Broken == op.Path || strings.HasPrefix(p.Broken, op.Path+"/")) {
 					lower = "/nonexistent-lower-for-tests"
 				}
 				results <- result{op, mountOverlay(root+op.Path, lower, p.Layers[op.Layer])}
@@ -237,7 +237,7 @@ func mountOverlays(root string, p *mountPlan, ops []mountOp, cfg *childConfig, r
 }
 
 // mountOverlay mounts an overlay of the host path lower at target.
-func mountOverlay(target, lower string, l layer) error {
+func mountOverlay(target, lower string, l Layer) error {
 	if err := os.MkdirAll(target, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", target, err)
 	}
@@ -288,7 +288,7 @@ func bind(src, target string, file, readOnly bool) error {
 
 // buildDev makes a minimal /dev: the usual nodes bound from the host, a
 // private devpts, /dev/shm overlaid, and the /proc/self/fd links.
-func buildDev(target string, p *mountPlan, op mountOp, cfg *childConfig, r *childResult) error {
+func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	if err := os.MkdirAll(target, 0o755); err != nil {
 		return fmt.Errorf("create /dev: %w", err)
 	}
@@ -365,7 +365,7 @@ var droppedCaps = []int{
 // runScript runs the script as the init's only child and waits for it,
 // reaping every orphan meanwhile. It returns the script's exit code
 // (128+signal when a signal ended it).
-func runScript(cfg *childConfig) (int, error) {
+func runScript(cfg *Config) (int, error) {
 	// The terminal sends ctrl+c to the whole foreground group: the script
 	// decides what to do with it; the init must not die of it. Catching
 	// (not ignoring) keeps the script's own dispositions at their defaults.

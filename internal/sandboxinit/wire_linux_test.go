@@ -1,4 +1,4 @@
-package sandbox
+package sandboxinit
 
 import (
 	"errors"
@@ -35,19 +35,19 @@ func fill(t *testing.T, v reflect.Value, seed *int) {
 
 func TestWireRoundTrip(t *testing.T) {
 	seed := 0
-	var cfg childConfig
+	var cfg Config
 	fill(t, reflect.ValueOf(&cfg).Elem(), &seed)
-	cfg.Version = protocolVersion
-	got, err := decodeConfig(encodeConfig(&cfg))
+	cfg.Version = Version
+	got, err := DecodeConfig(EncodeConfig(&cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, &cfg) {
 		t.Errorf("config round trip:\n got %+v\nwant %+v", got, &cfg)
 	}
-	var res childResult
+	var res Result
 	fill(t, reflect.ValueOf(&res).Elem(), &seed)
-	gotRes, err := decodeResult(encodeResult(&res))
+	gotRes, err := DecodeResult(EncodeResult(&res))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,27 +55,27 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Errorf("result round trip:\n got %+v\nwant %+v", gotRes, &res)
 	}
 	// Empty slices come back nil, which the init treats the same.
-	empty, err := decodeConfig(encodeConfig(&childConfig{}))
+	empty, err := DecodeConfig(EncodeConfig(&Config{}))
 	if err != nil || empty.Plan.Ops != nil || empty.Env != nil {
 		t.Errorf("empty config: %+v, %v", empty, err)
 	}
 }
 
 func TestWireRejects(t *testing.T) {
-	good := encodeConfig(&childConfig{Script: "true", Env: []string{"A=1"}})
+	good := EncodeConfig(&Config{Script: "true", Env: []string{"A=1"}})
 	for _, tc := range []struct {
 		name string
 		in   []byte
 		want error // nil: any error
 	}{
-		{"empty", nil, errOtherVersion},
-		{"gob", []byte("\x1f\xff\x81\x03\x01\x01\x0bchildConfig"), errOtherVersion},
-		{"other version", append([]byte(protocolMagic), 0x7e), errOtherVersion},
+		{"empty", nil, ErrOtherVersion},
+		{"gob", []byte("\x1f\xff\x81\x03\x01\x01\x0bchildConfig"), ErrOtherVersion},
+		{"other version", append([]byte(Magic), 0x7e), ErrOtherVersion},
 		{"truncated", good[:len(good)-3], nil},
 		{"left over", append(append([]byte{}, good...), 0), nil},
-		{"huge count", append(append([]byte{}, good[:len(protocolMagic)+1]...), 0, 0xfe, 0xff, 0xff, 0xff, 0x0f), nil},
+		{"huge count", append(append([]byte{}, good[:len(Magic)+1]...), 0, 0xfe, 0xff, 0xff, 0xff, 0x0f), nil},
 	} {
-		_, err := decodeConfig(tc.in)
+		_, err := DecodeConfig(tc.in)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 		}
@@ -83,13 +83,13 @@ func TestWireRejects(t *testing.T) {
 }
 
 func FuzzDecodeConfig(f *testing.F) {
-	f.Add(encodeConfig(&childConfig{Script: "true", Env: []string{"A=1"}, Plan: mountPlan{Ops: []mountOp{{Kind: opDir, Path: "/"}}}}))
+	f.Add(EncodeConfig(&Config{Script: "true", Env: []string{"A=1"}, Plan: Plan{Ops: []Op{{Kind: OpDir, Path: "/"}}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := decodeConfig(b)
+		c, err := DecodeConfig(b)
 		if err != nil {
 			return
 		}
-		if again, err := decodeConfig(encodeConfig(c)); err != nil || !reflect.DeepEqual(again, c) {
+		if again, err := DecodeConfig(EncodeConfig(c)); err != nil || !reflect.DeepEqual(again, c) {
 			t.Errorf("re-encoding changed the config: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package sandbox
+package sandboxinit
 
 import (
 	"encoding/binary"
@@ -10,21 +10,21 @@ import (
 // not gob: gob builds its coders by reflection the first time each type is
 // seen, which costs the short-lived init and nash run several hundred
 // microseconds a run. Strings are kept byte for byte (file names need not
-// be UTF-8). Every message starts with protocolMagic and protocolVersion,
+// be UTF-8). Every message starts with Magic and Version,
 // so an init built from other sources is named as such, not misread.
 
-// protocolMagic opens every message between nash and its sandbox init.
-const protocolMagic = "nash-sandbox\x00"
+// Magic opens every message between nash and its sandbox init.
+const Magic = "nash-sandbox\x00"
 
-// errOtherVersion says the other side speaks another protocol.
-var errOtherVersion = errors.New("the sandbox init is from another version of nash")
+// ErrOtherVersion says the other side speaks another protocol.
+var ErrOtherVersion = errors.New("the sandbox init is from another version of nash")
 
 type wireWriter struct{ b []byte }
 
 func newWireWriter() *wireWriter {
 	w := &wireWriter{b: make([]byte, 0, 4096)}
-	w.b = append(w.b, protocolMagic...)
-	w.int(protocolVersion)
+	w.b = append(w.b, Magic...)
+	w.int(Version)
 	return w
 }
 
@@ -55,13 +55,13 @@ type wireReader struct {
 
 // newWireReader checks the magic and version at the start of b.
 func newWireReader(b []byte) (*wireReader, error) {
-	rest, ok := cutPrefix(b, protocolMagic)
+	rest, ok := cutPrefix(b, Magic)
 	if !ok {
-		return nil, errOtherVersion
+		return nil, ErrOtherVersion
 	}
 	r := &wireReader{b: rest}
-	if v := r.int(); r.err != nil || v != protocolVersion {
-		return nil, errOtherVersion
+	if v := r.int(); r.err != nil || v != Version {
+		return nil, ErrOtherVersion
 	}
 	return r, nil
 }
@@ -143,7 +143,7 @@ func (r *wireReader) done() error {
 	return r.err
 }
 
-func encodeConfig(c *childConfig) []byte {
+func EncodeConfig(c *Config) []byte {
 	w := newWireWriter()
 	p := &c.Plan
 	w.str(p.Root)
@@ -175,19 +175,19 @@ func encodeConfig(c *childConfig) []byte {
 	return w.b
 }
 
-func decodeConfig(b []byte) (*childConfig, error) {
+func DecodeConfig(b []byte) (*Config, error) {
 	r, err := newWireReader(b)
 	if err != nil {
 		return nil, err
 	}
-	c := &childConfig{Version: protocolVersion}
+	c := &Config{Version: Version}
 	p := &c.Plan
 	p.Root = r.str()
 	if n := r.count(); n > 0 {
-		p.Ops = make([]mountOp, n)
+		p.Ops = make([]Op, n)
 		for i := range p.Ops {
 			o := &p.Ops[i]
-			o.Kind = opKind(r.str())
+			o.Kind = OpKind(r.str())
 			o.Path = r.str()
 			o.Target = r.str()
 			o.Mode = uint32(r.int())
@@ -196,7 +196,7 @@ func decodeConfig(b []byte) (*childConfig, error) {
 		}
 	}
 	if n := r.count(); n > 0 {
-		p.Layers = make([]layer, n)
+		p.Layers = make([]Layer, n)
 		for i := range p.Layers {
 			l := &p.Layers[i]
 			l.Point, l.Upper, l.Work = r.str(), r.str(), r.str()
@@ -218,7 +218,7 @@ func decodeConfig(b []byte) (*childConfig, error) {
 	return c, nil
 }
 
-func encodeResult(res *childResult) []byte {
+func EncodeResult(res *Result) []byte {
 	w := newWireWriter()
 	w.bool(res.Started)
 	w.int(res.ExitCode)
@@ -228,12 +228,12 @@ func encodeResult(res *childResult) []byte {
 	return w.b
 }
 
-func decodeResult(b []byte) (*childResult, error) {
+func DecodeResult(b []byte) (*Result, error) {
 	r, err := newWireReader(b)
 	if err != nil {
 		return nil, err
 	}
-	res := &childResult{}
+	res := &Result{}
 	res.Started = r.bool()
 	res.ExitCode = r.int()
 	res.Error = r.str()

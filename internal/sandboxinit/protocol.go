@@ -1,0 +1,74 @@
+package sandboxinit
+
+// Version changes whenever Config or Result do, or what
+// the init is expected to do with them, so a nash-sandbox built from other
+// sources is caught, not misread. Version 2: a wire form of its own (see
+// wire_linux.go).
+const Version = 2
+
+// Config is what the parent sends the sandbox init over its config pipe
+// (EncodeConfig; the json tags only name the fields).
+type Config struct {
+	Version     int      `json:"version"`
+	Plan        Plan     `json:"plan"`
+	Script      string   `json:"script"`
+	Shell       string   `json:"shell"`
+	Dir         string   `json:"dir"`
+	Env         []string `json:"env"`
+	Net         bool     `json:"net"`         // keep the host network
+	Unprotected bool     `json:"unprotected"` // bind what cannot be overlaid, live
+	Root        bool     `json:"root"`        // the caller is root on the host
+}
+
+// Result is what the init reports back when the script has ended, or
+// when the sandbox could not be built.
+type Result struct {
+	Started     bool     `json:"started"` // the script was started
+	ExitCode    int      `json:"exit_code"`
+	Error       string   `json:"error,omitempty"`
+	Failed      []string `json:"failed,omitempty"`      // paths that could not be overlaid
+	Unprotected []string `json:"unprotected,omitempty"` // paths bound live instead
+}
+
+// OpKind names one step of building the sandbox's root.
+type OpKind string
+
+const (
+	OpDir     OpKind = "dir"     // a directory in the root skeleton
+	OpSymlink OpKind = "symlink" // a symlink in the root skeleton
+	OpOverlay OpKind = "overlay" // an overlay whose lower is the host path
+	OpBindRO  OpKind = "bind-ro" // a read-only bind of the host path
+	OpBindRW  OpKind = "bind-rw" // a live bind: only with Unprotected
+	OpProc    OpKind = "proc"    // a fresh procfs
+	OpSys     OpKind = "sys"     // a recursive read-only bind of /sys
+	OpDev     OpKind = "dev"     // a tmpfs with device nodes, devpts, and /dev/shm
+)
+
+// Op is one step; ops run in order, parents before children.
+type Op struct {
+	Kind   OpKind `json:"k"`
+	Path   string `json:"p"`
+	Target string `json:"t,omitempty"` // symlink target
+	Mode   uint32 `json:"m,omitempty"` // directory permissions
+	Layer  int    `json:"l,omitempty"` // overlay layer index; for OpDev the /dev/shm layer or -1
+	File   bool   `json:"f,omitempty"` // the bound path is not a directory
+}
+
+// Layer is one overlay: the host mount point it covers and its upper and work
+// directories.
+type Layer struct {
+	Point string `json:"point"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
+}
+
+// Plan is everything the sandbox init needs to build the root.
+type Plan struct {
+	Root     string   `json:"root"`
+	Ops      []Op     `json:"ops"`
+	Layers   []Layer  `json:"layers"`
+	ReadOnly []string `json:"read_only,omitempty"` // paths that stay read-only inside
+	Hide     []string `json:"hide,omitempty"`      // dirs covered by an empty read-only tmpfs, sockets by /dev/null
+	// Broken, set only by tests, is a path whose overlay is made to fail.
+	Broken string `json:"broken,omitempty"`
+}
