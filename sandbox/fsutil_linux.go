@@ -206,8 +206,10 @@ func openWorkDirs(runDir string) {
 			}
 		}
 	}
-	works, _ := filepath.Glob(filepath.Join(runDir, "work", "*"))
-	for _, w := range works {
+	works, _ := filepath.Glob(filepath.Join(runDir, workPrefix+"[0-9]*"))
+	// Older versions of nash kept them in work/<i>.
+	old, _ := filepath.Glob(filepath.Join(runDir, "work", "*"))
+	for _, w := range append(works, old...) {
 		open(w)
 	}
 }

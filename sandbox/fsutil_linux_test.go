@@ -27,6 +27,18 @@ func TestRemoveRun(t *testing.T) {
 			}
 			return os.Chmod(w, 0)
 		}},
+		{"mode-000 work dirs of a volatile overlay", func(dir string) error {
+			v := filepath.Join(dir, "w0", "incompat", "volatile", "dirty")
+			if err := os.MkdirAll(v, 0o700); err != nil {
+				return err
+			}
+			for _, p := range []string{v, filepath.Dir(v), filepath.Dir(filepath.Dir(v)), filepath.Join(dir, "w0")} {
+				if err := os.Chmod(p, 0); err != nil {
+					return err
+				}
+			}
+			return os.Mkdir(filepath.Join(dir, "u0"), 0o700)
+		}},
 		{"mode-000 dirs with a file", func(dir string) error {
 			v := filepath.Join(dir, "work", "0", "work", "incompat", "volatile")
 			if err := os.MkdirAll(v, 0o700); err != nil {
