@@ -168,41 +168,9 @@ func (e *engine) commit(ctx context.Context, o *outcome, paths []string) (*sandb
 
 // writeDiff writes unified diffs of the created and modified regular files.
 func writeDiff(w io.Writer, o *outcome) {
-	if WriteRunDiff(w, o.sb, o.pending) == 0 {
+	if sandbox.WriteDiff(w, o.sb, o.pending) == 0 {
 		fmt.Fprintln(w, "no file contents to compare (only deletions, directories or metadata)")
 	}
-}
-
-// NewVersioner finds a pending run's new version of a file
-// (*sandbox.Sandbox is one).
-type NewVersioner interface {
-	NewVersion(id, path string) (string, bool)
-}
-
-// WriteRunDiff writes unified diffs of the files a pending run created or
-// modified and returns how many it wrote.
-func WriteRunDiff(w io.Writer, sb NewVersioner, p *sandbox.Pending) int {
-	n := 0
-	for _, c := range p.Changes.Changes {
-		if c.Kind != effects.Modified && c.Kind != effects.Created {
-			continue
-		}
-		newPath, ok := sb.NewVersion(p.ID, c.Path)
-		if !ok {
-			continue
-		}
-		var old []byte
-		if c.Kind == effects.Modified {
-			old, _ = os.ReadFile(c.Path)
-		}
-		nb, err := os.ReadFile(newPath)
-		if err != nil {
-			continue
-		}
-		_ = effects.Diff(w, c.Path, old, nb, effects.DiffOptions{})
-		n++
-	}
-	return n
 }
 
 // commitPaths lists the top-level changed paths a person can pick from.

@@ -15,7 +15,6 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
-	"github.com/nash-shell/nash/shell"
 )
 
 type runOptions struct {
@@ -345,7 +344,7 @@ func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) 
 		case "a", "abort", "n", "no":
 			return false, nil
 		case "d", "diff":
-			shell.WriteRunDiff(io.err, sb, p)
+			sandbox.WriteDiff(io.err, sb, p)
 			continue
 		}
 		if err != nil {
