@@ -10,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/shell"
 )
 
 // config is nash's configuration: defaults < $XDG_CONFIG_HOME/nash/config.yaml
@@ -101,24 +100,20 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.IndexRoots[i] = filepath.Join(home, rest)
 		}
 	}
-	if _, err := c.keyMap(); err != nil {
+	if err := checkKeys(c.Keys); err != nil {
 		return c, err
 	}
 	return c, nil
 }
 
-// keyMap is the key bindings: the defaults with the config's over them.
-func (c config) keyMap() (shell.KeyMap, error) {
-	var k shell.KeyMap
-	for name, keys := range c.Keys {
-		dst := map[string]*[]string{
-			"run": &k.Run, "edit": &k.Edit, "revise": &k.Revise, "explain": &k.Explain,
-			"abort": &k.Abort, "commit": &k.Commit, "diff": &k.Diff, "pick": &k.Pick,
-		}[name]
-		if dst == nil {
-			return k, fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, commit, diff or pick)", effects.Quote(name))
+// checkKeys reports a key binding for an action the review does not have.
+func checkKeys(keys map[string]keyList) error {
+	for name := range keys {
+		switch name {
+		case "run", "edit", "revise", "explain", "abort", "commit", "diff", "pick":
+		default:
+			return fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, commit, diff or pick)", effects.Quote(name))
 		}
-		*dst = keys
 	}
-	return shell.DefaultKeys().Merge(k), nil
+	return nil
 }

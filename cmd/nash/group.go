@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -211,22 +213,4 @@ func freeName(dir, name string, taken map[string]bool) string {
 			return cand
 		}
 	}
-}
-
-// lstatReason says in a few words why a path cannot be used.
-func lstatReason(err error) string {
-	if errors.Is(err, fs.ErrNotExist) {
-		return "no such file"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// showScript prints the script nash is about to run, escaped, on stderr:
-// nothing hides what will run.
-func showScript(io stdio, script string) {
-	fmt.Fprintf(io.err, "nash: running this script in the sandbox:\n%s\n", indent(effects.EscapeText(script)))
 }

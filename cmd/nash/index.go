@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -28,19 +30,7 @@ const indexBinName = "nash-index"
 
 // indexBinary locates nash-index.
 func indexBinary() (string, error) {
-	if p := os.Getenv("NASH_INDEX_BIN"); p != "" {
-		return p, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		cand := filepath.Join(filepath.Dir(exe), indexBinName)
-		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return cand, nil
-		}
-	}
-	if p, err := exec.LookPath(indexBinName); err == nil {
-		return p, nil
-	}
-	return "", errors.New("the index needs nash-index, which is neither next to nash nor on PATH (make build puts both in bin/)")
+	return findHelper(indexBinName, "NASH_INDEX_BIN", "the index")
 }
 
 // indexCommand prepares nash-index with args, passing on what nash

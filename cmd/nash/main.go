@@ -50,6 +50,7 @@ func main() {
 	if sandbox.IsChild() {
 		sandbox.ChildMain() // never returns
 	}
+	handOver(os.Args[1:]) // the lean build: what it does not do, nash-shell does
 	// A soft limit on the Go heap: committing 100,000 files keeps about
 	// 50 MB live, and without a limit the collector lets the heap grow to
 	// twice that. GOMEMLIMIT overrides it.
@@ -120,22 +121,18 @@ func minArgs(n int) cobra.PositionalArgs {
 }
 
 func newRootCmd(io stdio) *cobra.Command {
-	var so shellOptions
 	root := &cobra.Command{
 		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
-		Long:          shellLong,
-		Args:          shellArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runShell(cmd.Context(), cmd, so, args, io)
-		},
 	}
-	addShellFlags(root, &so)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.PersistentFlags().String("state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
-	// One line per subcommand; each lives in its own file.
+	root.PersistentFlags().String("model", "", modelFlagHelp)
+	// One line per subcommand; each lives in its own file. These need
+	// neither the planner nor the terminal UI; addFullCommands adds the
+	// shell itself and the rest.
 	root.AddCommand(
 		newVersionCmd(io),
 		newRunCmd(io),
@@ -146,18 +143,13 @@ func newRootCmd(io stdio) *cobra.Command {
 		newGCCmd(io),
 		newLockCmd(io),
 		newUnlockCmd(io),
-		newGroupCmd(io),
 		newJoinCmd(io),
 		newHistoryCmd(io),
 		newRollbackCmd(io),
 		newExplainCmd(io),
-		newIndexCmd(io),
-		newFindCmd(io),
 		newInitCmd(io),
-		newEvalCmd(io),
-		newShareCmd(io),
-		newServeCmd(io),
 	)
+	addFullCommands(root, io)
 	return root
 }
 

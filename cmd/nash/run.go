@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -191,14 +190,6 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	return finishRun(o, res, io)
 }
 
-// summaryTimeout bounds the model call that writes a change summary: the
-// commit has happened, so nash waits no longer than this for the words.
-const summaryTimeout = 20 * time.Second
-
-// summaryTokens caps what the model may write for a summary: a few
-// sentences, with room for models that think aloud first.
-const summaryTokens = 512
-
 // summarizeCommit asks the configured model for a plain-English summary
 // of what transaction id changed, records it with the transaction and
 // shows it (unless quiet). It is best effort: with no model configured it
@@ -223,26 +214,6 @@ func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbo
 	return text
 }
 
-// summarizeTx asks model for a plain-English summary of what committed
-// transaction id changed and records it with the transaction.
-func summarizeTx(ctx context.Context, model string, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) (string, error) {
-	pl, err := planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv),
-		planner.Timeout(summaryTimeout), planner.MaxOutputTokens(summaryTokens))
-	if err != nil {
-		return "", err
-	}
-	sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
-	defer cancel()
-	text, err := pl.Summarize(sctx, changeText(sb, id, cs))
-	if err != nil {
-		return "", err
-	}
-	if err := sb.SetSummary(ctx, id, text); err != nil {
-		return "", err
-	}
-	return text, nil
-}
-
 // configuredModel is the model named by --model, NASH_MODEL or the config
 // file, or "" when none is: unlike the shell, a summary never falls back
 // to the default model.
@@ -255,61 +226,6 @@ func configuredModel(cmd *cobra.Command) (string, error) {
 		return "", err
 	}
 	return c.Model, nil
-}
-
-// Bounds of what changeText reads for the model.
-const (
-	summaryListMax  = 200      // change lines
-	summaryFileMax  = 64 << 10 // a larger file is named, not diffed
-	summaryDiffLine = 80       // lines of one file's diff
-)
-
-// changeText describes what committed transaction id changed, for the
-// model: one line per change, then diffs of the text files it modified or
-// created, until planner.SummaryInputBytes are written.
-func changeText(sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) string {
-	var b strings.Builder
-	for i, c := range cs.Changes {
-		if i == summaryListMax {
-			fmt.Fprintf(&b, "(and %d more changes)\n", len(cs.Changes)-i)
-			break
-		}
-		fmt.Fprintf(&b, "%s %s", c.Kind, effects.Quote(c.Path))
-		if c.After != nil && c.After.Type == effects.TypeSymlink {
-			fmt.Fprintf(&b, " (symlink to %s)", effects.Quote(c.After.Target))
-		} else if c.After != nil && c.After.Type == effects.TypeDir {
-			b.WriteString(" (directory)")
-		}
-		b.WriteByte('\n')
-	}
-	for _, c := range cs.Changes {
-		if b.Len() >= planner.SummaryInputBytes {
-			break
-		}
-		if c.Kind != effects.Modified && c.Kind != effects.Created {
-			continue
-		}
-		fi, err := os.Lstat(c.Path)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > summaryFileMax {
-			continue
-		}
-		var old []byte
-		if c.Kind == effects.Modified {
-			oldPath, ok := sb.OldVersion(id, c.Path)
-			if !ok {
-				continue
-			}
-			if old, err = os.ReadFile(oldPath); err != nil {
-				continue
-			}
-		}
-		nb, err := os.ReadFile(c.Path)
-		if err != nil {
-			continue
-		}
-		_ = effects.Diff(&b, c.Path, old, nb, effects.DiffOptions{MaxBytes: summaryFileMax, MaxLines: summaryDiffLine})
-	}
-	return b.String()
 }
 
 // finishRun prints the JSON result if asked and passes the script's exit
@@ -360,4 +276,22 @@ func quoteAll(ps []string) string {
 		q[i] = effects.Quote(p)
 	}
 	return strings.Join(q, ", ")
+}
+
+// lstatReason says in a few words why a path cannot be used.
+func lstatReason(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "no such file"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// showScript prints the script nash is about to run, escaped, on stderr:
+// nothing hides what will run.
+func showScript(io stdio, script string) {
+	fmt.Fprintf(io.err, "nash: running this script in the sandbox:\n%s\n", indent(effects.EscapeText(script)))
 }

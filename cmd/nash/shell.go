@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -35,7 +37,6 @@ func addShellFlags(root *cobra.Command, o *shellOptions) {
 	f.BoolVar(&o.print, "print", false, "with -c: print the script only, run nothing")
 	f.BoolVar(&o.json, "json", false, "with -c: print one JSON object describing the step")
 	f.StringVar(&o.saveScript, "save-script", "", "with -c: write the script that ran to `FILE` (for nash init)")
-	root.PersistentFlags().String("model", "", "the model, as provider:model (default from config, NASH_MODEL, else "+planner.DefaultSpec+")")
 }
 
 const shellLong = `nash turns a request in English into a short script, shows what it will
@@ -260,4 +261,20 @@ func shellSummarizer(model, stateDir string) shell.SummarizeFunc {
 		defer sb.Close()
 		return summarizeTx(ctx, model, sb, id, cs)
 	}
+}
+
+// keyMap is the key bindings: the defaults with the config's over them.
+func (c config) keyMap() (shell.KeyMap, error) {
+	var k shell.KeyMap
+	for name, keys := range c.Keys {
+		dst := map[string]*[]string{
+			"run": &k.Run, "edit": &k.Edit, "revise": &k.Revise, "explain": &k.Explain,
+			"abort": &k.Abort, "commit": &k.Commit, "diff": &k.Diff, "pick": &k.Pick,
+		}[name]
+		if dst == nil {
+			return k, checkKeys(map[string]keyList{name: keys})
+		}
+		*dst = keys
+	}
+	return shell.DefaultKeys().Merge(k), nil
 }

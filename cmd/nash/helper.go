@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// findHelper locates one of nash's companion binaries (nash-index,
+// nash-shell): the path in envVar when set, else next to this executable,
+// else on PATH. what names, for the error, what needs it.
+func findHelper(name, envVar, what string) (string, error) {
+	if p := os.Getenv(envVar); p != "" {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		cand := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return cand, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s needs %s, which is neither next to nash nor on PATH (make build puts both in bin/)", what, name)
+}
+
+// leanCommand reports whether args name a command the lean build serves
+// (lean.go): the first word, after any --state-dir, is one of them. Any
+// other flag before it belongs to the shell (nash -c ...).
+func leanCommand(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--state-dir":
+			i++
+			continue
+		case strings.HasPrefix(a, "--state-dir="):
+			continue
+		case strings.HasPrefix(a, "-"):
+			return false
+		}
+		switch a {
+		case "version", "run", "log", "show", "undo", "forget", "gc", "lock", "unlock",
+			"join", "history", "rollback", "explain", "init":
+			return true
+		}
+		return false
+	}
+	return false
+}
