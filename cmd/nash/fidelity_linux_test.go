@@ -54,7 +54,8 @@ var fidelityExclusions = map[string]string{
 	"fs2/34#2": "df reports free space, which changes between two runs",
 	"fs1/27#1": "free reports memory in use, which changes between two runs (nash's own processes change it)",
 	"fs1/27#2": "free reports memory in use, which changes between two runs (nash's own processes change it)",
-	"fs1/22#1": "vmstat reports free memory, which changes between two runs (nash's own processes change it)",
+	"fs1/22#1": "vmstat reports free memory and running processes, which change between two runs (nash's own processes change them)",
+	"fs1/22#2": "vmstat reports free memory and running processes, which change between two runs (nash's own processes change them)",
 	"fs1/85#1": "getconf -a reports free memory pages, which change between two runs",
 	"fs1/85#2": "getconf -a reports free memory pages, which change between two runs",
 }
