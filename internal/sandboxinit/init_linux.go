@@ -27,6 +27,13 @@ const (
 // code and exits, which kills every process the script left behind. It never
 // returns.
 func Main() {
+	// The terminal sends ctrl+c to the whole foreground group: the script
+	// decides what to do with it; the init must not die of it. Catching
+	// (not ignoring) keeps the script's own dispositions at their defaults.
+	// Set up now, while the parent is still sending the config: the first
+	// Notify starts the runtime's signal thread, a third of a millisecond.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(resultFd)
 	res := os.NewFile(resultFd, "result")
@@ -42,7 +49,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r = runInit(cfg)
+		r = runInit(cfg, sigs)
 	}
 	_, _ = res.Write(EncodeResult(&r))
 	// Closing the pipe lets the parent go on while the kernel tears the
@@ -51,8 +58,16 @@ func Main() {
 	os.Exit(0)
 }
 
-func runInit(cfg *Config) Result {
+func runInit(cfg *Config, sigs <-chan os.Signal) Result {
 	var r Result
+	// The loopback comes up while the root is built: the network
+	// namespace belongs to the whole process, not to a thread.
+	lo := make(chan error, 1)
+	if cfg.Net {
+		lo <- nil
+	} else {
+		go func() { lo <- loopbackUp() }()
+	}
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
 		return r
@@ -60,13 +75,11 @@ func runInit(cfg *Config) Result {
 	if len(r.Failed) > 0 {
 		return r
 	}
-	if !cfg.Net {
-		if err := loopbackUp(); err != nil {
-			r.Error = fmt.Sprintf("bring up loopback: %v", err)
-			return r
-		}
+	if err := <-lo; err != nil {
+		r.Error = fmt.Sprintf("bring up loopback: %v", err)
+		return r
 	}
-	code, err := runScript(cfg)
+	code, err := runScript(cfg, sigs)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -86,21 +99,42 @@ func buildRoot(cfg *Config, r *Result) error {
 		return fmt.Errorf("mount root tmpfs: %w", err)
 	}
 	// Overlays are independent of each other and most of their cost is in
-	// the kernel setting up each upper dir, so mount them in parallel once
-	// the skeleton they sit on exists.
+	// the kernel setting up each upper dir, so once the skeleton they sit
+	// on exists they are mounted by a few workers, while this goroutine
+	// binds the rest (/proc, /sys, /dev, read-only mounts). Nothing is
+	// mounted below an overlay, so the two never meet.
 	var overlays []Op
 	for _, op := range p.Ops {
-		if op.Kind == OpOverlay {
+		switch op.Kind {
+		case OpDir, OpSymlink:
+			if err := doOp(root, p, op, cfg, r); err != nil {
+				return err
+			}
+		case OpOverlay:
 			overlays = append(overlays, op)
+		}
+	}
+	var ovr Result
+	ovDone := make(chan error, 1)
+	go func() { ovDone <- mountOverlays(root, p, overlays, cfg, &ovr) }()
+	var err error
+	for _, op := range p.Ops {
+		switch op.Kind {
+		case OpDir, OpSymlink, OpOverlay:
 			continue
 		}
-		if err := doOp(root, p, op, cfg, r); err != nil {
-			return err
+		if err = doOp(root, p, op, cfg, r); err != nil {
+			break
 		}
 	}
-	if err := mountOverlays(root, p, overlays, cfg, r); err != nil {
+	if ovErr := <-ovDone; err == nil {
+		err = ovErr
+	}
+	if err != nil {
 		return err
 	}
+	r.Failed = append(r.Failed, ovr.Failed...)
+	r.Unprotected = append(r.Unprotected, ovr.Unprotected...)
 	if len(r.Failed) > 0 {
 		return nil
 	}
@@ -365,12 +399,7 @@ var droppedCaps = []int{
 // runScript runs the script as the init's only child and waits for it,
 // reaping every orphan meanwhile. It returns the script's exit code
 // (128+signal when a signal ended it).
-func runScript(cfg *Config) (int, error) {
-	// The terminal sends ctrl+c to the whole foreground group: the script
-	// decides what to do with it; the init must not die of it. Catching
-	// (not ignoring) keeps the script's own dispositions at their defaults.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
+func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
