@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRemoveRun removes trees shaped like a run's remains, the cheap way
@@ -88,5 +89,25 @@ func TestRemoveRun(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); err != nil {
 		t.Errorf("a file outside the tree went: %v", err)
+	}
+}
+
+func TestSweepDue(t *testing.T) {
+	stamp := filepath.Join(t.TempDir(), "scratch-swept")
+	if !sweepDue(stamp, time.Minute) {
+		t.Fatal("no stamp yet: a sweep is due")
+	}
+	if sweepDue(stamp, time.Minute) {
+		t.Fatal("swept just now: no sweep is due")
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(stamp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if !sweepDue(stamp, time.Minute) {
+		t.Fatal("swept two minutes ago: a sweep is due")
+	}
+	if sweepDue(stamp, time.Minute) {
+		t.Fatal("the due sweep did not mark the stamp")
 	}
 }

@@ -115,17 +115,32 @@ func sweepScratch() {
 		if len(f) != 3 {
 			continue
 		}
-		pid, err := strconv.Atoi(f[0])
-		if err != nil || alive(pid, f[1]) {
-			continue
-		}
+		// Other users' dirs first, by a stat: reading each owner's
+		// /proc/PID/stat costs more, and they are not ours to remove.
 		p := filepath.Join(scratchBase, e.Name())
 		var st unix.Stat_t
 		if unix.Lstat(p, &st) != nil || st.Uid != uid {
 			continue
 		}
+		pid, err := strconv.Atoi(f[0])
+		if err != nil || alive(pid, f[1]) {
+			continue
+		}
 		_ = removeRun(p)
 	}
+}
+
+// sweepDue reports whether the stamp file is older than every (or
+// missing), and marks it now if so.
+func sweepDue(stamp string, every time.Duration) bool {
+	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < every {
+		return false
+	}
+	now := time.Now()
+	if err := os.Chtimes(stamp, now, now); errors.Is(err, os.ErrNotExist) {
+		_ = os.WriteFile(stamp, nil, 0o600)
+	}
+	return true
 }
 
 // initName is the sandbox init binary nash looks for next to itself.
@@ -790,8 +805,15 @@ func (s *Sandbox) sweep() bool {
 	return true
 }
 
+// scratchSweepEvery is how often a user's nash looks in /dev/shm for the
+// scratch dirs of nash processes that are gone: each look reads the whole
+// of /dev/shm, and what it finds (light runs' remains, mostly) can wait.
+const scratchSweepEvery = time.Minute
+
 func (s *Sandbox) emptyTrash() {
-	sweepScratch()
+	if stamp := s.layout().sweptFile(); sweepDue(stamp, scratchSweepEvery) {
+		sweepScratch()
+	}
 	s.trashMu.Lock()
 	own := s.trashScratch
 	s.trashScratch = nil

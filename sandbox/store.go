@@ -90,6 +90,7 @@ func (l layout) layersDir() string         { return filepath.Join(string(l), "la
 func (l layout) layerDir(id string) string { return filepath.Join(string(l), "layers", id) }
 func (l layout) journalDir() string        { return filepath.Join(string(l), "journal") }
 func (l layout) trashDir() string          { return filepath.Join(string(l), "trash") }
+func (l layout) sweptFile() string         { return filepath.Join(string(l), "scratch-swept") }
 func (l layout) walFile(id string) string  { return filepath.Join(string(l), "journal", id+".wal") }
 
 func (l layout) ensure() error {
