@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -144,5 +145,20 @@ func TestScanSyntheticUpper(t *testing.T) {
 	}
 	if !slices.Equal(opPaths, []string{"m/gone", "o"}) {
 		t.Errorf("ops %q, want [m/gone o]", opPaths)
+	}
+}
+
+// TestCommitWithoutChanges commits a run that changed nothing, whose
+// pending record stays in memory: the transaction still says what ran and
+// how it ended, and holds no change.
+func TestCommitWithoutChanges(t *testing.T) {
+	e := newEnv(t)
+	p := e.run("cat /etc/hostname >/dev/null; exit 3")
+	if p.ExitCode != 3 || p.Changes.Len() != 0 {
+		t.Fatalf("run: exit %d, %d changes", p.ExitCode, p.Changes.Len())
+	}
+	tx := e.commit(p)
+	if tx.ExitCode != 3 || tx.Changes != 0 || !strings.Contains(tx.Script, "exit 3") {
+		t.Errorf("transaction: exit %d, %d changes, script %q", tx.ExitCode, tx.Changes, tx.Script)
 	}
 }

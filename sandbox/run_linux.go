@@ -179,34 +179,39 @@ func (s *Sandbox) StateDirectory() string { return s.stateDir }
 // script's changes are held until Commit or Abort. A non-zero exit code is not
 // an error.
 func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
+	// The init starts first: the fork and exec of the init, the runtime
+	// start-up that follows, the id's allocation and the plan's reading of
+	// the mount table and making of upper dirs all overlap.
+	type spawned struct {
+		ch  *child
+		err error
+	}
+	spawnCh := make(chan spawned, 1)
+	go func() {
+		ch, err := s.spawn()
+		spawnCh <- spawned{ch, err}
+	}()
+	abandon := func() {
+		if sp := <-spawnCh; sp.err == nil {
+			sp.ch.kill()
+		}
+	}
 	l := s.layout()
 	lk, err := l.lock(ctx)
 	if err != nil {
+		abandon()
 		return nil, err
 	}
 	id, err := l.newRun()
 	lk.unlock()
 	if err != nil {
+		abandon()
 		return nil, err
 	}
 	runDir := l.runDir(id)
-	// Plan while the init starts: the fork and exec of the init, the
-	// runtime start-up that follows, and the plan's reading of the mount
-	// table and making of upper dirs all overlap.
-	s.selfStart() // read here, not raced for by plan
-	type planned struct {
-		plan    *sandboxinit.Plan
-		scratch string
-		err     error
-	}
-	planCh := make(chan planned, 1)
-	go func() {
-		p, scratch, err := s.plan(runDir)
-		planCh <- planned{p, scratch, err}
-	}()
-	ch, err := s.spawn()
-	pl := <-planCh
-	plan, scratch := pl.plan, pl.scratch
+	plan, scratch, planErr := s.plan(runDir)
+	sp := <-spawnCh
+	ch, err := sp.ch, sp.err
 	if err != nil {
 		_ = s.removeRunFiles(&runRecord{ID: id, Scratch: scratch})
 		var ue *UnavailableError
@@ -215,10 +220,10 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		}
 		return nil, err
 	}
-	if pl.err != nil {
+	if planErr != nil {
 		ch.kill()
 		_ = s.removeRunFiles(&runRecord{ID: id, Scratch: scratch})
-		return nil, pl.err
+		return nil, planErr
 	}
 	rec := &runRecord{
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
@@ -261,12 +266,19 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
-	if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
+	lr := lightRun{scratch: scratch, light: isLight(cs)}
+	if len(ops) == 0 {
+		// Nothing to commit, and nothing on disk depends on the state:
+		// recovery goes by the owner, and only this process commits its
+		// runs. The pending record stays in memory; the disk's says
+		// running.
+		lr.rec = rec
+	} else if err := writeGobVolatile(filepath.Join(runDir, runFile), rec); err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("record run: %w", err)
 	}
 	s.torndown[id] = done
-	s.light[id] = lightRun{scratch: scratch, light: isLight(cs)}
+	s.light[id] = lr
 	return &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
 		ReadOnly: plan.ReadOnly, Started: rec.Started,
@@ -706,8 +718,9 @@ func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, 
 
 // lightRun is what this process remembers of a run it made.
 type lightRun struct {
-	scratch string // the run's scratch dir, as in its record
-	light   bool   // isLight: its remains may wait for a later sweep
+	scratch string     // the run's scratch dir, as in its record
+	light   bool       // isLight: its remains may wait for a later sweep
+	rec     *runRecord // the pending record, when it was not written
 }
 
 // Limits under which a run's changes are light.

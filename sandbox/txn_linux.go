@@ -160,6 +160,9 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		}
 		return nil, err
 	}
+	if r, ok := s.light[id]; ok && r.rec != nil && rec.State == runRunning {
+		rec = *r.rec // a run without changes, whose pending record was not written
+	}
 	if rec.State != runPending {
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
 	}
