@@ -175,6 +175,8 @@ func buildRoot(cfg *Config, r *Result) error {
 	return nil
 }
 
+// doOp carries out one step of the plan under root; overlays are not
+// among them (mountOverlays mounts those).
 func doOp(root string, p *Plan, op Op, cfg *Config, r *Result) error {
 	target := root + op.Path
 	if op.Path == "/" {
@@ -192,18 +194,6 @@ func doOp(root string, p *Plan, op Op, cfg *Config, r *Result) error {
 	case OpSymlink:
 		if err := os.Symlink(op.Target, target); err != nil {
 			return fmt.Errorf("create symlink %s: %w", op.Path, err)
-		}
-		return nil
-	case OpOverlay:
-		if err := mountOverlay(target, op.Path, p.Layers[op.Layer]); err != nil {
-			if !cfg.Unprotected {
-				r.Failed = append(r.Failed, fmt.Sprintf("%s (%v)", op.Path, errnoText(err)))
-				return nil
-			}
-			if err := bind(op.Path, target, false, false); err != nil {
-				return err
-			}
-			r.Unprotected = append(r.Unprotected, op.Path)
 		}
 		return nil
 	case OpBindRO:
