@@ -28,8 +28,9 @@ func findHelper(name, envVar, what string) (string, error) {
 }
 
 // leanCommand reports whether args name a command the lean build serves
-// (lean.go): the first word, after any --state-dir, is one of them. Any
-// other flag before it belongs to the shell (nash -c ...).
+// (lean.go): the first word, after any --state-dir, is one of
+// sandboxCommands. Any other flag before it belongs to the shell (nash -c
+// ...).
 func leanCommand(args []string) bool {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -42,12 +43,8 @@ func leanCommand(args []string) bool {
 		case strings.HasPrefix(a, "-"):
 			return false
 		}
-		switch a {
-		case "version", "run", "log", "show", "undo", "forget", "gc", "lock", "unlock",
-			"join", "history", "rollback", "explain", "init":
-			return true
-		}
-		return false
+		_, ok := sandboxCommands()[a]
+		return ok
 	}
 	return false
 }

@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// TestSandboxCommandNames checks that each of sandboxCommands is called by
+// the name it is listed under, which is how the lean build recognises it.
+func TestSandboxCommandNames(t *testing.T) {
+	for name, mk := range sandboxCommands() {
+		if got := mk(stdio{}).Name(); got != name {
+			t.Errorf("sandboxCommands lists %q, but the command is called %q", name, got)
+		}
+	}
+}
+
 func TestLeanCommand(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

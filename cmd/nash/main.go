@@ -130,27 +130,34 @@ func newRootCmd(io stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.PersistentFlags().String("state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
 	root.PersistentFlags().String("model", "", modelFlagHelp)
-	// One line per subcommand; each lives in its own file. These need
-	// neither the planner nor the terminal UI; addFullCommands adds the
-	// shell itself and the rest.
-	root.AddCommand(
-		newVersionCmd(io),
-		newRunCmd(io),
-		newLogCmd(io),
-		newShowCmd(io),
-		newUndoCmd(io),
-		newForgetCmd(io),
-		newGCCmd(io),
-		newLockCmd(io),
-		newUnlockCmd(io),
-		newJoinCmd(io),
-		newHistoryCmd(io),
-		newRollbackCmd(io),
-		newExplainCmd(io),
-		newInitCmd(io),
-	)
+	for _, mk := range sandboxCommands() {
+		root.AddCommand(mk(io))
+	}
 	addFullCommands(root, io)
 	return root
+}
+
+// sandboxCommands are the commands both builds serve themselves (the lean
+// build, nothing else), by the name they are called with. Each lives in its
+// own file; they need neither the planner nor the terminal UI.
+// addFullCommands adds the shell itself and the rest.
+func sandboxCommands() map[string]func(stdio) *cobra.Command {
+	return map[string]func(stdio) *cobra.Command{
+		"version":  newVersionCmd,
+		"run":      newRunCmd,
+		"log":      newLogCmd,
+		"show":     newShowCmd,
+		"undo":     newUndoCmd,
+		"forget":   newForgetCmd,
+		"gc":       newGCCmd,
+		"lock":     newLockCmd,
+		"unlock":   newUnlockCmd,
+		"join":     newJoinCmd,
+		"history":  newHistoryCmd,
+		"rollback": newRollbackCmd,
+		"explain":  newExplainCmd,
+		"init":     newInitCmd,
+	}
 }
 
 func newVersionCmd(io stdio) *cobra.Command {
