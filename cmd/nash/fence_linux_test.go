@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/sandboxinit"
 )
 
 // runFenced runs script natively, without overlays, for comparison with
@@ -53,24 +55,6 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	return out.String(), 0
 }
 
-// loopbackUp brings up lo, as it is on any machine.
-func loopbackUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return err
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
-	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
-}
-
 // fenceMain is the fenced process: it seals the mounts, drops its
 // capabilities and becomes bash.
 func fenceMain() int {
@@ -106,7 +90,7 @@ func fenceMain() int {
 	if err := unix.Mount("proc", "/proc", "proc", 0, ""); err != nil {
 		return fail("proc", err)
 	}
-	if err := loopbackUp(); err != nil {
+	if err := sandboxinit.LoopbackUp(); err != nil {
 		return fail("loopback", err)
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {

@@ -66,7 +66,7 @@ func runInit(cfg *Config, sigs <-chan os.Signal) Result {
 	if cfg.Net {
 		lo <- nil
 	} else {
-		go func() { lo <- loopbackUp() }()
+		go func() { lo <- LoopbackUp() }()
 	}
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
@@ -360,8 +360,9 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
-// loopbackUp brings up lo in the sandbox's own network namespace.
-func loopbackUp() error {
+// LoopbackUp brings up lo in the calling process's network namespace (the
+// sandbox's own, in the init), as it is on any machine.
+func LoopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err

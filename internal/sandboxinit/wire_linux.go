@@ -143,6 +143,7 @@ func (r *wireReader) done() error {
 	return r.err
 }
 
+// EncodeConfig is the wire form of the config the parent sends the init.
 func EncodeConfig(c *Config) []byte {
 	w := newWireWriter()
 	p := &c.Plan
@@ -175,6 +176,8 @@ func EncodeConfig(c *Config) []byte {
 	return w.b
 }
 
+// DecodeConfig reads a config in EncodeConfig's form; a message from
+// another version of nash is ErrOtherVersion.
 func DecodeConfig(b []byte) (*Config, error) {
 	r, err := newWireReader(b)
 	if err != nil {
@@ -218,6 +221,7 @@ func DecodeConfig(b []byte) (*Config, error) {
 	return c, nil
 }
 
+// EncodeResult is the wire form of the result the init reports.
 func EncodeResult(res *Result) []byte {
 	w := newWireWriter()
 	w.bool(res.Started)
@@ -228,6 +232,7 @@ func EncodeResult(res *Result) []byte {
 	return w.b
 }
 
+// DecodeResult reads a result in EncodeResult's form.
 func DecodeResult(b []byte) (*Result, error) {
 	r, err := newWireReader(b)
 	if err != nil {
