@@ -12,21 +12,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nash-shell/nash/internal/datasets"
 )
 
 // corpusHang is how long one command may take before the corpus test
 // calls it a hang. It is a hang detector, far above any real run time
 // (microseconds), not a timing assertion.
 const corpusHang = 20 * time.Second
-
-// dataDir is the shared data directory: $NASH_DATA, or ../../shared/data
-// relative to this package.
-func dataDir() string {
-	if d := os.Getenv("NASH_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
-}
 
 // analyzeGuarded runs Analyze on script in its own goroutine, turning a
 // panic into an error and giving up after corpusHang.
@@ -59,10 +52,10 @@ var digits = regexp.MustCompile(`[0-9]+`)
 // panic or hang. It logs the parse rate, the classes of parse failures,
 // and the commands nash does not know, most frequent first.
 func TestCorpusNL2Bash(t *testing.T) {
-	file := filepath.Join(dataDir(), "nl2bash", "all.cm")
+	file := filepath.Join(datasets.Must(t, datasets.NL2Bash), "all.cm")
 	b, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("the NL2Bash corpus is needed for this test: %v (set NASH_DATA to the directory holding nl2bash/all.cm)", err)
+		t.Fatalf("the NL2Bash corpus is needed for this test: %v ", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if len(lines) < 10000 {
@@ -146,9 +139,10 @@ func byCount(m map[string]int) []keyCount {
 // panic or hang. It logs the risk levels and how many predict deletes; the
 // sandbox tests compare these predictions with observed runs.
 func TestCorpusInterCode(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(dataDir(), "intercode-alfa", "nl2bash_fs_*.json"))
+	data := datasets.Must(t, datasets.InterCode)
+	files, err := filepath.Glob(filepath.Join(data, "nl2bash_fs_*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("the InterCode-ALFA tasks are needed for this test: none in %s (set NASH_DATA)", filepath.Join(dataDir(), "intercode-alfa"))
+		t.Fatalf("the InterCode-ALFA tasks are needed for this test: none in %s", data)
 	}
 	total, deletes := 0, 0
 	risks := map[Risk]int{}

@@ -7,22 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nash-shell/nash/internal/datasets"
 )
 
-// tldrDir returns the tldr pages used by the quality tests and benchmarks:
-// $NASH_DATA/tldr when NASH_DATA is set, else ../../shared/data/tldr. A
-// missing data set fails the test: it must not pass by skipping.
+// tldrDir returns the tldr pages used by the quality tests and benchmarks,
+// from the repository's testdata (or $NASH_DATA). A missing data set fails
+// the test: it must not pass by skipping.
 func tldrDir(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join("..", "..", "shared", "data", "tldr")
-	if d := os.Getenv("NASH_DATA"); d != "" {
-		dir = filepath.Join(d, "tldr")
-	}
-	pages := filepath.Join(dir, "pages")
-	if _, err := os.Stat(pages); err != nil {
-		tb.Fatalf("tldr data set missing (set NASH_DATA to the directory holding tldr/): %v", err)
-	}
-	return pages
+	return filepath.Join(datasets.Must(tb, datasets.TLDR), "pages")
 }
 
 // knownItem is a query and the file it must find.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/datasets"
 	"github.com/nash-shell/nash/internal/intercode"
 )
 
@@ -55,14 +56,7 @@ var predictionClasses = []effects.Kind{effects.Created, effects.Modified, effect
 //
 // With -short only every 10th task runs.
 func TestInterCodePrediction(t *testing.T) {
-	data := os.Getenv("NASH_DATA")
-	if data == "" {
-		data = filepath.Join("..", "..", "shared", "data")
-	}
-	data = filepath.Join(data, "intercode-alfa")
-	if _, err := os.Stat(data); err != nil {
-		t.Fatalf("InterCode-ALFA data not found at %s (set NASH_DATA to the shared data dir): %v", data, err)
-	}
+	data := datasets.Must(t, datasets.InterCode)
 	tasks, err := intercode.Load(data)
 	if err != nil {
 		t.Fatal(err)

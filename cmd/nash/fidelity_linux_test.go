@@ -10,23 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nash-shell/nash/internal/datasets"
 	"github.com/nash-shell/nash/internal/fstree"
 	"github.com/nash-shell/nash/internal/intercode"
 	"github.com/nash-shell/nash/sandbox"
 )
 
-// dataDir finds ../shared/data (or $NASH_DATA).
+// dataDir finds a data set in the repository's testdata (or $NASH_DATA).
 func dataDir(t *testing.T, sub string) string {
 	t.Helper()
-	d := os.Getenv("NASH_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	d = filepath.Join(d, sub)
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("test data not found at %s (set NASH_DATA to the shared data dir): %v", d, err)
-	}
-	return d
+	return datasets.Must(t, sub)
 }
 
 // fidelityExclusions are gold commands whose native and sandboxed runs

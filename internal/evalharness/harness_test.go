@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nash-shell/nash/internal/datasets"
 	"github.com/nash-shell/nash/internal/intercode"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
@@ -23,18 +23,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// dataDir finds the InterCode-ALFA data (../shared/data or $NASH_DATA).
+// dataDir finds the InterCode-ALFA data in the repository's testdata (or
+// $NASH_DATA).
 func dataDir(t *testing.T) string {
 	t.Helper()
-	d := os.Getenv("NASH_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	d = filepath.Join(d, "intercode-alfa")
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("InterCode-ALFA data not found at %s (set NASH_DATA to the shared data dir): %v", d, err)
-	}
-	return d
+	return datasets.Must(t, datasets.InterCode)
 }
 
 // replay returns a planner that answers each query with answer(task).

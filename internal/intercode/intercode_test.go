@@ -4,19 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nash-shell/nash/internal/datasets"
 )
 
 func dataDir(t *testing.T) string {
 	t.Helper()
-	d := os.Getenv("NASH_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	d = filepath.Join(d, "intercode-alfa")
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("InterCode-ALFA data not found at %s (set NASH_DATA to the shared data dir): %v", d, err)
-	}
-	return d
+	return datasets.Must(t, datasets.InterCode)
 }
 
 func TestMap(t *testing.T) {
