@@ -2,7 +2,7 @@ GO      ?= go
 BIN     := bin/nash
 PKGS    := ./...
 
-.PHONY: build run test test-unprivileged bench lint fuzz clean
+.PHONY: build run test accept test-unprivileged bench lint fuzz clean
 
 # bin/nash is the lean build (-tags lean): the sandbox and the commands on
 # it, without the terminal UI or the model clients, so that every nash run
@@ -21,10 +21,18 @@ build:
 run: build
 	./$(BIN)
 
-# All tests: as the calling user, then (when that user is root, as in CI) the
-# sandbox tests again as an unprivileged user, since that is who runs nash.
+# Every invariant, quickly (-short: corpus-scale tests take a sample): as
+# the calling user, then (when that user is root, as in CI) the sandbox
+# tests again as an unprivileged user, since that is who runs nash.
 test: lint
-	$(GO) test -race -timeout 40m $(PKGS)
+	$(GO) test -short -race -timeout 30m $(PKGS)
+	@if [ "$$(id -u)" = 0 ]; then NASH_TEST_FLAGS=-test.short ./scripts/test-unprivileged.sh; fi
+
+# The acceptance tier: corpus-scale runs (all 600 fidelity commands, 100
+# crash trials, the whole tldr set, the known-item evaluations), as the
+# calling user and, as root, again as an unprivileged user.
+accept:
+	$(GO) test -timeout 60m $(PKGS)
 	@if [ "$$(id -u)" = 0 ]; then ./scripts/test-unprivileged.sh; fi
 
 test-unprivileged:
