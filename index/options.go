@@ -36,6 +36,11 @@ type config struct {
 	now          func() time.Time
 	weights      weights
 	batchFiles   int // files per write batch: each batch costs a few fsyncs
+	// related gives the words a semantic search without an embedder adds
+	// to the query, and expandWeight their weight: nil in nash, which
+	// measured query expansion and found it no help (expand_test.go).
+	related      func(word string) []string
+	expandWeight float64
 }
 
 func defaultConfig() config {

@@ -36,7 +36,7 @@ func newGroupCmd(io stdio) *cobra.Command {
 		Long: `group searches the index (see nash find) for QUERY and moves the best N
 matching files into DIR, or with --link makes symbolic links to them there.
 --by semantic ranks by meaning; without an embedder it falls back to keyword
-search with query expansion and says so. --dir D takes only files under D.
+search and says so. --dir D takes only files under D.
 
 nash writes the script (mkdir, then one mv or ln per file), shows it, and runs
 it like nash run: in the sandbox, with a summary of what changed, then commit

@@ -204,7 +204,7 @@ func TestGroupLinkAndUndo(t *testing.T) {
 }
 
 // TestGroupSemanticFallsBack: --by semantic without an embedder searches
-// by keyword with expansion and says so; an abort changes nothing.
+// by keyword and says so; an abort changes nothing.
 func TestGroupSemanticFallsBack(t *testing.T) {
 	dir, n := groupTree(t)
 	before := snapshot(t, dir)

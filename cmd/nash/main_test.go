@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/nash-shell/nash/internal/indexcli"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -22,20 +23,44 @@ func TestMain(m *testing.M) {
 	if os.Getenv("NASH_TEST_FENCE") != "" {
 		os.Exit(fenceMain())
 	}
-	// nash starts nash-index for nash index and nash find: here, this
-	// binary again, under that name.
-	if filepath.Base(os.Args[0]) == indexBinName {
-		os.Exit(indexcli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-	}
-	if os.Getenv("NASH_INDEX_BIN") == "" {
-		if self, err := os.Executable(); err == nil {
-			os.Setenv("NASH_INDEX_BIN", self)
-		}
-	}
 	if os.Getenv("NASH_TEST_MAIN") == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	// nash talks to nash-index, the index server: the real one, built
+	// for these tests unless NASH_INDEX_BIN names one. The servers the
+	// tests start leave soon after their last request.
+	cleanup, err := indexServerForTests()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build nash-index for the tests: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// indexServerForTests builds nash-index into a temporary directory and
+// points NASH_INDEX_BIN at it, unless it is set.
+func indexServerForTests() (cleanup func(), err error) {
+	if os.Getenv("NASH_INDEX_IDLE") == "" {
+		os.Setenv("NASH_INDEX_IDLE", "30s")
+	}
+	if os.Getenv("NASH_INDEX_BIN") != "" {
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "nash-index-bin")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, indexBinName)
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "github.com/nash-shell/nash/cmd/nash-index")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	os.Setenv("NASH_INDEX_BIN", bin)
+	return func() { os.RemoveAll(dir) }, nil
 }
 
 // nashCmd runs the test binary as nash with a private state dir.

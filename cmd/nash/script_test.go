@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,6 +55,14 @@ func setupNashEnv(e *testscript.Env) error {
 	e.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	e.Setenv("NO_COLOR", "1")
+	// The index server nash starts (see TestMain), stopped at the end.
+	e.Setenv("NASH_INDEX_BIN", os.Getenv("NASH_INDEX_BIN"))
+	e.Setenv("NASH_INDEX_IDLE", os.Getenv("NASH_INDEX_IDLE"))
+	e.Defer(func() {
+		stop := exec.Command(self, "index", "stop")
+		stop.Env = append(e.Vars, "NASH_TEST_MAIN=1")
+		stop.Run()
+	})
 	m := newFakeModel(e.WorkDir)
 	e.Defer(m.srv.Close)
 	e.Setenv("OPENAI_BASE_URL", m.srv.URL+"/v1")

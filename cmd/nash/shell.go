@@ -192,14 +192,16 @@ func shellFind(cmd *cobra.Command, roots []string) shell.FindFunc {
 			}
 			return shell.ErrNoIndex
 		}
-		err := forwardIndex(ctx, cmd, []string{"find", "-n", "10", "--snippets", "--", query}, stdio{in: strings.NewReader(""), out: w, err: w})
+		stateDir, err := stateDirFor(cmd)
+		if err != nil {
+			return err
+		}
+		opts := findOptions{n: 10, snippets: true, index: indexOptions{stateDir: stateDir}}
+		err = runFind(ctx, opts, query, stdio{in: strings.NewReader(""), out: w, err: w})
 		var ee exitError
 		if errors.As(err, &ee) && ee.code == exitFailure {
 			fmt.Fprintln(w, "no matches")
 			return nil
-		}
-		if errors.As(err, &ee) {
-			return nil // nash find has said what went wrong
 		}
 		return err
 	}
