@@ -478,8 +478,8 @@ func (ix *Index) Status() (Status, error) {
 			return err
 		}
 		return tx.Bucket(bucketFiles).ForEach(func(k, v []byte) error {
-			var e fileEntry
-			if err := json.Unmarshal(v, &e); err != nil {
+			e, err := decodeEntry(v)
+			if err != nil {
 				return err
 			}
 			if e.Skip != "" {

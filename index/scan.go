@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -517,11 +516,7 @@ func embedText(path, title, text string) string {
 }
 
 func putEntry(b *bolt.Bucket, path string, e fileEntry) error {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	return b.Put([]byte(path), data)
+	return b.Put([]byte(path), encodeEntry(e))
 }
 
 // dropPaths removes from the index every file at or below each of paths.
@@ -538,8 +533,8 @@ func (ix *Index) dropPaths(ctx context.Context, paths []string) (int, error) {
 		b := tx.Bucket(bucketFiles)
 		for _, dir := range paths {
 			for _, k := range prefixKeys(b, dir) {
-				var e fileEntry
-				if err := json.Unmarshal(b.Get([]byte(k)), &e); err != nil {
+				e, err := decodeEntry(b.Get([]byte(k)))
+				if err != nil {
 					return err
 				}
 				drop = append(drop, gone{k, e.Chunks, e.Lens, e.Skip != ""})

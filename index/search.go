@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -445,8 +444,8 @@ func (ix *Index) admit(paths []string, post []func(fileEntry) bool) (map[string]
 			if v == nil {
 				continue
 			}
-			var e fileEntry
-			if err := json.Unmarshal(v, &e); err != nil {
+			e, err := decodeEntry(v)
+			if err != nil {
 				return err
 			}
 			pass := true

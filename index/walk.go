@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -167,7 +166,15 @@ type syncWalk struct {
 	jobs      chan<- job
 	seen      *atomic.Int64 // files found
 	unchanged *atomic.Int64
-	skips     []Skipped // directories and links that could not be entered
+
+	mu    sync.Mutex
+	skips []Skipped // directories and links that could not be entered
+}
+
+func (w *syncWalk) skip(path string, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.skips = append(w.skips, Skipped{Path: path, Reason: err.Error(), Err: err})
 }
 
 func (w *syncWalk) send(j job) error {
@@ -185,7 +192,7 @@ func (w *syncWalk) path(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			w.skips = append(w.skips, Skipped{Path: path, Reason: err.Error(), Err: err})
+			w.skip(path, err)
 		}
 		return w.send(job{path: path, drop: true})
 	}
@@ -200,7 +207,58 @@ func (w *syncWalk) path(path string) error {
 		}
 		return w.file(path, fi, old)
 	}
-	return w.dir(path, rules)
+	return w.tree(path, rules)
+}
+
+// dirJob is a directory to sync and the ignore rules above it.
+type dirJob struct {
+	dir   string
+	rules ignoreRules
+}
+
+// tree syncs the directories under root, several at a time: a re-scan is
+// mostly lstat calls, which two cores make in half the time.
+func (w *syncWalk) tree(root string, rules ignoreRules) error {
+	var mu sync.Mutex
+	wake := sync.NewCond(&mu)
+	queue := []dirJob{{root, rules}}
+	busy := 0
+	var first error
+	worker := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			for len(queue) == 0 && busy > 0 && first == nil {
+				wake.Wait()
+			}
+			if len(queue) == 0 || first != nil {
+				wake.Broadcast()
+				return
+			}
+			j := queue[len(queue)-1] // depth first: the queue stays short
+			queue = queue[:len(queue)-1]
+			busy++
+			mu.Unlock()
+			subs, err := w.dir(j.dir, j.rules)
+			mu.Lock()
+			busy--
+			if err != nil && first == nil {
+				first = err
+			}
+			queue = append(queue, subs...)
+			wake.Broadcast()
+		}
+	}
+	var wg sync.WaitGroup
+	for range max(2, w.ix.cfg.workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			worker()
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // file handles a file found on disk, known as old (nil if new).
@@ -220,33 +278,33 @@ func (w *syncWalk) file(path string, fi fs.FileInfo, old *fileEntry) error {
 	return w.send(j)
 }
 
-// dir syncs a directory: its files against the catalog's entries for it,
-// its subdirectories recursively; what the catalog knows below it that the
-// disk no longer has is dropped.
-func (w *syncWalk) dir(dir string, rules ignoreRules) error {
+// dir syncs a directory's files against the catalog's entries for it, and
+// returns its subdirectories to sync; what the catalog knows below it that
+// the disk no longer has is dropped.
+func (w *syncWalk) dir(dir string, rules ignoreRules) ([]dirJob, error) {
 	if err := w.ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if dir == w.ix.dir {
-		return nil // never index the index
+		return nil, nil // never index the index
 	}
 	known, subdirs, err := w.ix.catalogDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			err = fmt.Errorf("read directory: %w", err)
-			w.skips = append(w.skips, Skipped{Path: dir, Reason: err.Error(), Err: err})
+			w.skip(dir, fmt.Errorf("read directory: %w", err))
 		}
-		return w.send(job{path: dir, drop: true})
+		return nil, w.send(job{path: dir, drop: true})
 	}
 	for _, name := range ignoreFiles {
 		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 			rules = append(rules[:len(rules):len(rules)], parseIgnore(dir, data)...)
 		}
 	}
+	var subs []dirJob
 	for _, e := range entries {
 		name := e.Name()
 		p := filepath.Join(dir, name)
@@ -257,25 +315,21 @@ func (w *syncWalk) dir(dir string, rules ignoreRules) error {
 				continue // what the catalog has below it is dropped below
 			}
 			delete(subdirs, name)
-			if err := w.dir(p, rules); err != nil {
-				return err
-			}
+			subs = append(subs, dirJob{p, rules})
 		case rules.ignored(p, false) || (hidden && slices.Contains(ignoreFiles, name)):
 			continue
 		case e.Type()&fs.ModeSymlink != 0:
 			fi, err := os.Stat(p)
 			switch {
 			case err != nil:
-				err = fmt.Errorf("broken or looping symlink: %w", err)
-				w.skips = append(w.skips, Skipped{Path: p, Reason: err.Error(), Err: err})
+				w.skip(p, fmt.Errorf("broken or looping symlink: %w", err))
 			case fi.IsDir():
-				err := errors.New("symlink to a directory is not followed")
-				w.skips = append(w.skips, Skipped{Path: p, Reason: err.Error(), Err: err})
+				w.skip(p, errors.New("symlink to a directory is not followed"))
 			default:
 				old, ok := known[name]
 				delete(known, name)
 				if err := w.file(p, fi, ptrIf(old, ok)); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		default:
@@ -286,21 +340,21 @@ func (w *syncWalk) dir(dir string, rules ignoreRules) error {
 			old, ok := known[name]
 			delete(known, name)
 			if err := w.file(p, fi, ptrIf(old, ok)); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	for name := range known {
 		if err := w.send(job{path: filepath.Join(dir, name), drop: true}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for name := range subdirs {
 		if err := w.send(job{path: filepath.Join(dir, name), drop: true}); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return subs, nil
 }
 
 func ptrIf(e fileEntry, ok bool) *fileEntry {
@@ -318,8 +372,8 @@ func (ix *Index) entry(path string) (*fileEntry, error) {
 		if v == nil {
 			return nil
 		}
-		var e fileEntry
-		if err := json.Unmarshal(v, &e); err != nil {
+		e, err := decodeEntry(v)
+		if err != nil {
 			return err
 		}
 		out = &e
@@ -348,8 +402,8 @@ func (ix *Index) catalogDir(dir string) (files map[string]fileEntry, subdirs map
 				k, v = c.Seek(append(append(slices.Clip(prefix), sub...), '0'))
 				continue
 			}
-			var e fileEntry
-			if err := json.Unmarshal(v, &e); err != nil {
+			e, err := decodeEntry(v)
+			if err != nil {
 				return err
 			}
 			files[string(rest)] = e
