@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +45,12 @@ func TestUsage(t *testing.T) {
 // that receives serve's result.
 func testServer(t *testing.T, idle time.Duration) (*indexrpc.Client, <-chan error) {
 	t.Helper()
+	return testServerEnv(t, idle, nil)
+}
+
+// testServerEnv is testServer with an environment for the server.
+func testServerEnv(t *testing.T, idle time.Duration, env map[string]string) (*indexrpc.Client, <-chan error) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "index")
 	ctx, cancel := context.WithCancel(context.Background())
 	r, w, err := os.Pipe()
@@ -54,7 +64,7 @@ func testServer(t *testing.T, idle time.Duration) (*indexrpc.Client, <-chan erro
 		if k == "NASH_VERSIONS_BUDGET" {
 			return "0"
 		}
-		return ""
+		return env[k]
 	}
 	go func() {
 		done <- serve(ctx, serveOptions{dir: dir, idle: idle}, w, &log, getenv)
@@ -78,7 +88,7 @@ func testServer(t *testing.T, idle time.Duration) (*indexrpc.Client, <-chan erro
 		}
 	})
 	exe, _ := os.Executable()
-	c := &indexrpc.Client{Dir: dir, Expect: indexrpc.Identity{Build: indexrpc.BuildOf(exe)}}
+	c := &indexrpc.Client{Dir: dir, Expect: indexrpc.Identity{Build: indexrpc.BuildOf(exe), Embedder: indexrpc.EmbedderOf(getenv)}}
 	return c, done
 }
 
@@ -231,4 +241,104 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// bagOfWords is a test embedding: each word hashed into one of dims
+// buckets.
+func bagOfWords(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		h := fnv.New32a()
+		h.Write([]byte(w))
+		v[h.Sum32()%uint32(dims)]++
+	}
+	return v
+}
+
+// embedServer answers Ollama's /api/embed and OpenAI's /v1/embeddings with
+// bagOfWords, as those servers do.
+func embedServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	inputs := func(raw json.RawMessage) []string {
+		var one string
+		if json.Unmarshal(raw, &one) == nil {
+			return []string{one}
+		}
+		var many []string
+		json.Unmarshal(raw, &many)
+		return many
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/embed", func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		var out struct {
+			Embeddings [][]float32 `json:"embeddings"`
+		}
+		for _, in := range inputs(req.Input) {
+			out.Embeddings = append(out.Embeddings, bagOfWords(in, 256))
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("POST /v1/embeddings", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		var req struct {
+			Input json.RawMessage
+			Model string
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		type item struct {
+			Object    string    `json:"object"`
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Object string         `json:"object"`
+			Data   []item         `json:"data"`
+			Model  string         `json:"model"`
+			Usage  map[string]int `json:"usage"`
+		}{Object: "list", Model: req.Model, Usage: map[string]int{"prompt_tokens": 1, "total_tokens": 1}}
+		for i, in := range inputs(req.Input) {
+			out.Data = append(out.Data, item{"embedding", i, bagOfWords(in, 256)})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestServerEmbedders: with an embedder configured, through Ollama's
+// protocol or an OpenAI-compatible one, the server embeds files' passages
+// and ranks files by meaning and fused.
+func TestServerEmbedders(t *testing.T) {
+	srv := embedServer(t)
+	for _, tt := range []struct {
+		spec, url string
+	}{{"ollama:test-embed", srv.URL}, {"openai:test-embed", srv.URL + "/v1"}} {
+		t.Run(tt.spec, func(t *testing.T) {
+			ctx := context.Background()
+			c, _ := testServerEnv(t, time.Hour, map[string]string{"NASH_EMBEDDER": tt.spec, "NASH_EMBED_URL": tt.url})
+			files := filepath.Join(t.TempDir(), "files")
+			os.MkdirAll(files, 0o755)
+			os.WriteFile(filepath.Join(files, "bread.md"), []byte("# Bread\n\nFlour, water and a sourdough starter.\n"), 0o644)
+			os.WriteFile(filepath.Join(files, "taxes.txt"), []byte("Receipts for the tax return.\n"), 0o644)
+			if st, err := c.Add(ctx, []string{files}, false, nil); err != nil || st.Indexed != 2 || st.Chunks != 2 || st.EmbedErr != "" {
+				t.Fatalf("add: %+v, %v", st, err)
+			}
+			if st, err := c.Status(ctx); err != nil || st.Vectors != 2 || st.Model != tt.spec {
+				t.Errorf("status: %+v, %v", st, err)
+			}
+			for _, mode := range []indexrpc.Mode{indexrpc.Semantic, indexrpc.Hybrid, indexrpc.Auto} {
+				res, err := c.Search(ctx, indexrpc.SearchRequest{Query: "flour water", Mode: mode, N: 1})
+				if err != nil || len(res.Hits) != 1 || filepath.Base(res.Hits[0].Path) != "bread.md" || res.Notice != "" {
+					t.Errorf("%q search: %+v, %v", mode, res, err)
+				}
+			}
+		})
+	}
 }
