@@ -61,6 +61,7 @@ func groupTree(t *testing.T) (dir string, n *nashCmd) {
 	if out, errOut, code := n.run("", "index", "add", dir); code != 0 {
 		t.Fatalf("index add: code %d\n%s%s", code, out, errOut)
 	}
+	t.Cleanup(func() { n.run("", "index", "stop") }) // before the temp dirs go
 	return dir, n
 }
 
