@@ -4,17 +4,13 @@ PKGS    := ./...
 
 .PHONY: build run test accept test-unprivileged bench lint fuzz clean
 
-# bin/nash is the lean build (-tags lean): the sandbox and the commands on
-# it, without the terminal UI or the model clients, so that every nash run
-# starts and exits sooner; it hands the shell and everything else to
-# bin/nash-shell, the whole program. nash-sandbox is the sandbox init; nash
+# bin/nash is the whole program. nash-sandbox is the sandbox init; nash
 # starts it from its own directory (and re-executes itself when it is
 # missing, more slowly). nash-index carries out nash index and nash find, so
 # that nash itself does not link the index. All are linked statically (no
 # cgo): a process then starts and exits without the dynamic loader.
 build:
-	CGO_ENABLED=0 $(GO) build -tags lean -o $(BIN) ./cmd/nash
-	CGO_ENABLED=0 $(GO) build -o bin/nash-shell ./cmd/nash
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/nash
 	CGO_ENABLED=0 $(GO) build -o bin/nash-sandbox ./cmd/nash-sandbox
 	CGO_ENABLED=0 $(GO) build -o bin/nash-index ./cmd/nash-index
 

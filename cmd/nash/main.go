@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 )
 
@@ -50,7 +51,6 @@ func main() {
 	if sandbox.IsChild() {
 		sandbox.ChildMain() // never returns
 	}
-	handOver(os.Args[1:]) // the lean build: what it does not do, nash-shell does
 	// A soft limit on the Go heap: committing 100,000 files keeps about
 	// 50 MB live, and without a limit the collector lets the heap grow to
 	// twice that. GOMEMLIMIT overrides it.
@@ -121,43 +121,45 @@ func minArgs(n int) cobra.PositionalArgs {
 }
 
 func newRootCmd(io stdio) *cobra.Command {
+	var so shellOptions
 	root := &cobra.Command{
 		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
+		Long:          shellLong,
+		Args:          shellArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runShell(cmd.Context(), cmd, so, args, io)
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.PersistentFlags().String("state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
-	root.PersistentFlags().String("model", "", modelFlagHelp)
-	for _, mk := range sandboxCommands() {
-		root.AddCommand(mk(io))
-	}
-	addFullCommands(root, io)
+	root.PersistentFlags().String("model", "", "the model, as provider:model (default from config, NASH_MODEL, else "+planner.DefaultSpec+")")
+	addShellFlags(root, &so)
+	root.AddCommand(
+		newRunCmd(io),
+		newLogCmd(io),
+		newShowCmd(io),
+		newUndoCmd(io),
+		newForgetCmd(io),
+		newGCCmd(io),
+		newLockCmd(io),
+		newUnlockCmd(io),
+		newHistoryCmd(io),
+		newRollbackCmd(io),
+		newGroupCmd(io),
+		newJoinCmd(io),
+		newExplainCmd(io),
+		newIndexCmd(io),
+		newFindCmd(io),
+		newShareCmd(io),
+		newServeCmd(io),
+		newEvalCmd(io),
+		newInitCmd(io),
+		newVersionCmd(io),
+	)
 	return root
-}
-
-// sandboxCommands are the commands both builds serve themselves (the lean
-// build, nothing else), by the name they are called with. Each lives in its
-// own file; they need neither the planner nor the terminal UI.
-// addFullCommands adds the shell itself and the rest.
-func sandboxCommands() map[string]func(stdio) *cobra.Command {
-	return map[string]func(stdio) *cobra.Command{
-		"version":  newVersionCmd,
-		"run":      newRunCmd,
-		"log":      newLogCmd,
-		"show":     newShowCmd,
-		"undo":     newUndoCmd,
-		"forget":   newForgetCmd,
-		"gc":       newGCCmd,
-		"lock":     newLockCmd,
-		"unlock":   newUnlockCmd,
-		"join":     newJoinCmd,
-		"history":  newHistoryCmd,
-		"rollback": newRollbackCmd,
-		"explain":  newExplainCmd,
-		"init":     newInitCmd,
-	}
 }
 
 func newVersionCmd(io stdio) *cobra.Command {
