@@ -1,6 +1,7 @@
 GO      ?= go
 BIN     := bin/nash
 PKGS    := ./...
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: build run test accept test-unprivileged bench lint fuzz clean
 
@@ -10,7 +11,7 @@ PKGS    := ./...
 # that nash itself does not link the index. All are linked statically (no
 # cgo): a process then starts and exits without the dynamic loader.
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/nash
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/nash
 	CGO_ENABLED=0 $(GO) build -o bin/nash-sandbox ./cmd/nash-sandbox
 	CGO_ENABLED=0 $(GO) build -o bin/nash-index ./cmd/nash-index
 

@@ -20,7 +20,7 @@ type explainOptions struct {
 	file string
 }
 
-func newExplainCmd(io stdio) *cobra.Command {
+func newExplainCmd(_ *options, io stdio) *cobra.Command {
 	var opts explainOptions
 	cmd := &cobra.Command{
 		Use:   "explain [--json] SCRIPT | explain [--json] -f FILE",

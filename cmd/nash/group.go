@@ -26,7 +26,7 @@ type groupOptions struct {
 	indexDir string
 }
 
-func newGroupCmd(io stdio) *cobra.Command {
+func newGroupCmd(g *options, io stdio) *cobra.Command {
 	var o groupOptions
 	cmd := &cobra.Command{
 		Use:   "group [--by keyword|semantic] QUERY --into DIR [--dir D] [--link] [-n N] [--yes] [--json]",
@@ -44,7 +44,7 @@ notes-2.md, notes-3.md). Files already in DIR, and files gone since they were
 indexed, are left out and named.`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runGroup(c.Context(), c, o, strings.Join(args, " "), io)
+			return runGroup(c.Context(), g, o, strings.Join(args, " "), io)
 		},
 	}
 	f := cmd.Flags()
@@ -59,7 +59,7 @@ indexed, are left out and named.`,
 	return cmd
 }
 
-func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query string, io stdio) error {
+func runGroup(ctx context.Context, g *options, o groupOptions, query string, io stdio) error {
 	q := indexQuery{query: query, mode: o.by, n: o.n, indexDir: o.indexDir}
 	switch o.by {
 	case "keyword", "semantic":
@@ -88,7 +88,7 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 	}
 	// nash-index find says what went wrong, and notes such as the
 	// semantic fallback, on stderr.
-	hits, err := searchIndex(ctx, cmd, q, io.err)
+	hits, err := searchIndex(ctx, g, q, io.err)
 	if err != nil {
 		var se errIndexSearch
 		if errors.As(err, &se) {
@@ -118,7 +118,7 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 		fmt.Fprintf(io.err, "nash: note: the best %d matches; -n N takes more\n", o.n)
 	}
 	showScript(io, plan.script)
-	return runScript(ctx, cmd, o.run, plan.script, prompt, io)
+	return runScript(ctx, g, o.run, plan.script, prompt, io)
 }
 
 // groupPlan is the script nash group runs and what it says first.

@@ -12,20 +12,20 @@ import (
 	"github.com/nash-shell/nash/sandbox"
 )
 
-func newHistoryCmd(io stdio) *cobra.Command {
+func newHistoryCmd(g *options, io stdio) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "history PATH [--json]",
 		Short: "list the versions of a file that nash knows (undo layers, recorded changes, current)",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, err := absPaths(args)
 			if err != nil {
 				return err
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			vs, err := sb.History(paths[0])
 			if err != nil {
@@ -50,7 +50,7 @@ func newHistoryCmd(io stdio) *cobra.Command {
 	return cmd
 }
 
-func newRollbackCmd(io stdio) *cobra.Command {
+func newRollbackCmd(g *options, io stdio) *cobra.Command {
 	var number, back int
 	var date string
 	cmd := &cobra.Command{
@@ -59,7 +59,7 @@ func newRollbackCmd(io stdio) *cobra.Command {
 		Long: `Make an earlier version of a file (see nash history) its content again.
 DATE is 2006-01-02, 2006-01-02 15:04, RFC 3339, or an age such as 2h or 3d.
 The current content goes to the transaction's undo layer: nash undo brings it back.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set := 0
 			for _, b := range []bool{number > 0, date != "", back > 0} {
@@ -81,9 +81,9 @@ The current content goes to the transaction's undo layer: nash undo brings it ba
 			if err != nil {
 				return err
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			vs, err := sb.History(paths[0])
 			if err != nil {
@@ -95,7 +95,7 @@ The current content goes to the transaction's undo layer: nash undo brings it ba
 			}
 			tx, err := sb.Rollback(cmd.Context(), paths[0], v)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			fmt.Fprintf(io.out, "rolled %s back to version %d (%s) as transaction %s; undo with: nash undo %s\n",
 				effects.Quote(paths[0]), v.N, v.Source, tx.ID, tx.ID)

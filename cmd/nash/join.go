@@ -18,7 +18,7 @@ type joinOptions struct {
 	into string
 }
 
-func newJoinCmd(io stdio) *cobra.Command {
+func newJoinCmd(g *options, io stdio) *cobra.Command {
 	var o joinOptions
 	cmd := &cobra.Command{
 		Use:   "join A B... [--into C] [--yes] [--json]",
@@ -32,7 +32,7 @@ with a summary of what changed, then commit or abort; 'nash undo' puts
 everything back. A name starting with - needs -- first: nash join -- -a -b.`,
 		Args: minArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runJoin(c.Context(), c, o, args, io)
+			return runJoin(c.Context(), g, o, args, io)
 		},
 	}
 	f := cmd.Flags()
@@ -42,7 +42,7 @@ everything back. A name starting with - needs -- first: nash join -- -a -b.`,
 	return cmd
 }
 
-func runJoin(ctx context.Context, cmd *cobra.Command, o joinOptions, args []string, io stdio) error {
+func runJoin(ctx context.Context, g *options, o joinOptions, args []string, io stdio) error {
 	paths, err := absPaths(args)
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func runJoin(ctx context.Context, cmd *cobra.Command, o joinOptions, args []stri
 		prompt += " --into " + effects.Quote(into)
 	}
 	showScript(io, script)
-	return runScript(ctx, cmd, o.run, script, prompt, io)
+	return runScript(ctx, g, o.run, script, prompt, io)
 }
 
 // planJoin checks the files and writes the script that joins them: into

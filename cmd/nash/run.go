@@ -24,7 +24,7 @@ type runOptions struct {
 	file        string
 }
 
-func newRunCmd(io stdio) *cobra.Command {
+func newRunCmd(g *options, io stdio) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run [--yes] [--json] [--net] (-- SCRIPT | -f FILE)",
@@ -35,7 +35,7 @@ commit or abort. Every commit can be undone with 'nash undo'.
 
 The script's exit code becomes nash's exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), cmd, o, args, io)
+			return runRun(cmd.Context(), g, o, args, io)
 		},
 	}
 	f := cmd.Flags()
@@ -85,7 +85,7 @@ func readScript(o runOptions, args []string, io stdio) (string, error) {
 	return strings.Join(args, " "), nil
 }
 
-func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string, io stdio) error {
+func runRun(ctx context.Context, g *options, o runOptions, args []string, io stdio) error {
 	script, err := readScript(o, args, io)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 	if strings.TrimSpace(script) == "" {
 		return usageError{"the script is empty"}
 	}
-	return runScript(ctx, cmd, o, script, "", io)
+	return runScript(ctx, g, o, script, "", io)
 }
 
 // runScript is the flow of nash run for a script in hand, shared by the
@@ -101,14 +101,14 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // run, the effect summary, the question (or --yes), the commit and, when a
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
-func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+func runScript(ctx context.Context, g *options, o runOptions, script, prompt string, io stdio) error {
+	sb, err := openSandbox(ctx, g, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
 	if err != nil {
-		return wrapSandboxErr(err)
+		return err
 	}
 	p, err := sb.Run(ctx, script)
 	if err != nil {
-		return wrapSandboxErr(err)
+		return err
 	}
 	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
 	for _, c := range p.Changes.Changes {
@@ -180,13 +180,13 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 				return exitError{exitConflict}
 			}
 		}
-		return wrapSandboxErr(err)
+		return err
 	}
 	res.Committed = true
 	if !o.json {
 		fmt.Fprintf(msg, "nash: committed as transaction %s (undo with: nash undo %s)\n", tx.ID, tx.ID)
 	}
-	res.Summary = summarizeCommit(ctx, cmd, sb, tx.ID, p.Changes, o.json, io)
+	res.Summary = summarizeCommit(ctx, g, sb, tx.ID, p.Changes, o.json, io)
 	return finishRun(o, res, io)
 }
 
@@ -195,15 +195,11 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 // shows it (unless quiet). It is best effort: with no model configured it
 // does nothing at all; a failure is reported in one line and the commit
 // stands. It returns the summary, or "".
-func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet, quiet bool, io stdio) string {
-	model, err := configuredModel(cmd)
-	if err == nil && model == "" {
+func summarizeCommit(ctx context.Context, g *options, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet, quiet bool, io stdio) string {
+	if g.model == "" {
 		return ""
 	}
-	text := ""
-	if err == nil {
-		text, err = summarizeTx(ctx, model, sb, id, cs)
-	}
+	text, err := summarizeTx(ctx, g, sb, id, cs)
 	if err != nil {
 		fmt.Fprintf(io.err, "nash: no change summary: %s\n", oneLine(strings.Join(strings.Fields(err.Error()), " "), 200))
 		return ""
@@ -212,20 +208,6 @@ func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbo
 		fmt.Fprintf(io.err, "nash: summary: %s\n", text)
 	}
 	return text
-}
-
-// configuredModel is the model named by --model, NASH_MODEL or the config
-// file, or "" when none is: unlike the shell, a summary never falls back
-// to the default model.
-func configuredModel(cmd *cobra.Command) (string, error) {
-	if m, _ := cmd.Flags().GetString("model"); m != "" {
-		return m, nil
-	}
-	c, err := loadConfig(os.Getenv)
-	if err != nil {
-		return "", err
-	}
-	return c.Model, nil
 }
 
 // finishRun prints the JSON result if asked and passes the script's exit

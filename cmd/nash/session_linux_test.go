@@ -112,7 +112,7 @@ func TestSandboxSession(t *testing.T) {
 		t.Fatalf("lock: %s", errOut)
 	}
 	_, errOut, code = n.run("", "run", "--yes", "--", "chmod u+w f; echo five > f")
-	if code != exitConflict || read("f") != "mine\n" || !strings.Contains(errOut, "locked") || !strings.Contains(errOut, filepath.Join(dir, "f")) {
+	if code != exitLocked || read("f") != "mine\n" || !strings.Contains(errOut, "locked") || !strings.Contains(errOut, filepath.Join(dir, "f")) {
 		t.Fatalf("commit of a locked file: exit %d, f = %q, stderr:\n%s", code, read("f"), errOut)
 	}
 	if out, _, _ = n.run("", "lock", "--list"); strings.TrimSpace(out) != filepath.Join(dir, "f") {
