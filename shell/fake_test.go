@@ -3,7 +3,10 @@ package shell
 import (
 	"context"
 	"fmt"
+	"io"
+	"os/exec"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,6 +21,7 @@ import (
 type fakePlanner struct {
 	mu         sync.Mutex
 	script     string
+	question   string // asked instead of a script
 	revised    string
 	block      bool // Plan waits for ctx to end
 	plans      []string
@@ -35,7 +39,7 @@ func (p *fakePlanner) Plan(ctx context.Context, req planner.Request) (*planner.A
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it"}, nil
+	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it", Question: p.question}, nil
 }
 
 func (p *fakePlanner) Revise(_ context.Context, req planner.Request, previous, feedback string) (*planner.Artifact, error) {
@@ -115,8 +119,9 @@ func (s *fakeSandbox) NewVersion(string, string) (string, bool) { return "", fal
 func (s *fakeSandbox) OldVersion(string, string) (string, bool) { return "", false }
 
 // runCmd runs cmd and the commands of any batch or sequence it returns,
-// and returns the messages, leaving out prints and terminal handovers
-// (tea.Exec), which only a running program can carry out.
+// in order, and returns the messages. A line printed into the transcript
+// comes back as printedMsg; terminal handovers (tea.Exec) and quitting,
+// which only a running program can carry out, as kindMsg.
 func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 	t.Helper()
 	if cmd == nil {
@@ -136,7 +141,9 @@ func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 		return out
 	}
 	switch reflect.TypeOf(msg).String() {
-	case "tea.printLineMessage", "tea.execMsg", "tea.QuitMsg":
+	case "tea.printLineMessage":
+		return []tea.Msg{printedMsg(v.FieldByName("messageBody").String())}
+	case "tea.execMsg", "tea.QuitMsg":
 		return []tea.Msg{kindMsg(reflect.TypeOf(msg).String())}
 	}
 	return []tea.Msg{msg}
@@ -144,3 +151,48 @@ func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 
 // kindMsg stands for a bubbletea-internal message, by its type name.
 type kindMsg string
+
+// printedMsg is a line printed into the transcript.
+type printedMsg string
+
+// drive runs cmd, and every command the messages it yields lead to,
+// feeding each message back into m, until nothing is left to run: the
+// flow then waits for a key, or the pass is over. It returns what was
+// printed into the transcript meanwhile.
+func drive(t *testing.T, m *model, cmd tea.Cmd) string {
+	t.Helper()
+	var printed strings.Builder
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		for _, msg := range runCmd(t, c) {
+			switch msg := msg.(type) {
+			case printedMsg:
+				printed.WriteString(string(msg) + "\n")
+				continue
+			case kindMsg:
+				continue
+			}
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return printed.String()
+}
+
+// runInPlace makes m run scripts and the editor in place of handing them
+// the terminal, with no input and their output dropped.
+func runInPlace(m *model) {
+	m.exec = func(c tea.ExecCommand, cb tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg {
+			c.SetStdin(strings.NewReader(""))
+			c.SetStdout(io.Discard)
+			c.SetStderr(io.Discard)
+			return cb(c.Run())
+		}
+	}
+	m.execProcess = func(c *exec.Cmd, cb tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg { return cb(c.Run()) }
+	}
+}

@@ -163,14 +163,21 @@ func (st *styles) highlightLine(line string) string {
 	return out.String()
 }
 
-// confirmReason says why a report needs a second confirmation, or "".
+// confirmReason says why a report needs a second confirmation, or "":
+// the script deletes outside dir, or does what the sandbox cannot undo,
+// or cannot be analysed at all. --yes never gives this confirmation.
 func confirmReason(rep *effects.Report, dir string) string {
 	if rep == nil {
 		return ""
 	}
+	for _, f := range rep.Findings {
+		if f.Kind == "unparsed" {
+			return "nash cannot tell what it does: " + f.Reason
+		}
+	}
 	var outside []string
 	for _, p := range rep.Paths {
-		if p.Access == effects.Delete && !under(p.Path, dir) {
+		if p.Access == effects.Delete && (p.Dynamic || !under(p.Path, dir)) {
 			outside = append(outside, effects.Quote(p.Path))
 		}
 	}
@@ -185,10 +192,10 @@ func confirmReason(rep *effects.Report, dir string) string {
 	return ""
 }
 
-// under reports whether p is dir or below it. A relative or dynamic path
-// ("$X/y") counts as outside: where it lands is not known.
+// under reports whether p is below dir. A relative path counts as
+// outside: where it lands is not known.
 func under(p, dir string) bool {
-	if !filepath.IsAbs(p) || strings.ContainsAny(p, "$`") {
+	if !filepath.IsAbs(p) {
 		return false
 	}
 	rel, err := filepath.Rel(dir, p)

@@ -39,6 +39,9 @@ type OpenSpec struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Network        bool
+	// Unprotected lets the run go ahead where the sandbox cannot hold
+	// changes back (they happen live, and the run says which).
+	Unprotected bool
 }
 
 // OpenFunc opens a sandbox. The shell opens one per run (the directory and

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/shell"
 )
 
 // groupOptions are the flags of nash group.
@@ -54,8 +55,7 @@ indexed, are left out and named.`,
 	f.BoolVar(&o.link, "link", false, "make symbolic links in DIR instead of moving the files")
 	f.IntVarP(&o.n, "n", "n", 20, "at most `N` files, best first")
 	f.StringVar(&o.indexDir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
-	f.BoolVarP(&o.run.yes, "yes", "y", false, "commit without asking")
-	f.BoolVar(&o.run.json, "json", false, "print one JSON object describing the run")
+	addRunFlags(f, &o.run)
 	return cmd
 }
 
@@ -117,8 +117,7 @@ func runGroup(ctx context.Context, g *options, o groupOptions, query string, io 
 	if len(hits) == o.n {
 		fmt.Fprintf(io.err, "nash: note: the best %d matches; -n N takes more\n", o.n)
 	}
-	showScript(io, plan.script)
-	return runScript(ctx, g, o.run, plan.script, prompt, io)
+	return runScript(ctx, g, o.run, shell.Script{Text: plan.script, Title: prompt, Show: true}, io)
 }
 
 // groupPlan is the script nash group runs and what it says first.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/shell"
 )
 
 // joinOptions are the flags of nash join.
@@ -37,8 +38,7 @@ everything back. A name starting with - needs -- first: nash join -- -a -b.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.into, "into", "", "write the result to the new file `C` and keep the inputs")
-	f.BoolVarP(&o.run.yes, "yes", "y", false, "commit without asking")
-	f.BoolVar(&o.run.json, "json", false, "print one JSON object describing the run")
+	addRunFlags(f, &o.run)
 	return cmd
 }
 
@@ -61,8 +61,7 @@ func runJoin(ctx context.Context, g *options, o joinOptions, args []string, io s
 	if into != "" {
 		prompt += " --into " + effects.Quote(into)
 	}
-	showScript(io, script)
-	return runScript(ctx, g, o.run, script, prompt, io)
+	return runScript(ctx, g, o.run, shell.Script{Text: script, Title: prompt, Show: true}, io)
 }
 
 // planJoin checks the files and writes the script that joins them: into

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/nash-shell/nash/internal/indexcli"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/shell"
 )
 
 // TestMain lets the test binary be nash itself (NASH_TEST_MAIN), the
@@ -73,4 +75,17 @@ func (n *nashCmd) run(stdin string, args ...string) (string, string, int) {
 		n.t.Fatalf("nash %v: %v", args, err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// decodeRun reads the run of the one JSON record that --json printed.
+func decodeRun(t *testing.T, out string) *shell.RunRecord {
+	t.Helper()
+	var rec shell.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if rec.Run == nil {
+		t.Fatalf("--json output has no run: %q", out)
+	}
+	return rec.Run
 }

@@ -25,15 +25,7 @@ func TestSandboxSession(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit code %d, want the script's 3; stderr: %s", code, errOut)
 	}
-	var res struct {
-		ID        string `json:"id"`
-		ExitCode  int    `json:"exit_code"`
-		Committed bool   `json:"committed"`
-		Changes   []struct{ Path, Kind string }
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res := decodeRun(t, out)
 	if !res.Committed || res.ExitCode != 3 || len(res.Changes) != 1 || res.Changes[0].Path != filepath.Join(dir, "f") || res.Changes[0].Kind != "created" {
 		t.Fatalf("--json result %+v", res)
 	}

@@ -111,7 +111,7 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 				planner.UseRetriever(indexRetriever{g}, 5))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
-			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}
+			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network), sandbox.Unprotected(s.Unprotected)}
 			if s.Dir != "" {
 				opts = append(opts, sandbox.Dir(s.Dir))
 			}
