@@ -24,6 +24,9 @@ import (
 // REPL can call them from tea.Cmds while Update owns the State.
 type engine struct {
 	cfg Config
+	// oneShot says nash runs one line and exits (nash -c, nash run):
+	// there is no :undo to name, only nash undo.
+	oneShot bool
 
 	once       sync.Once
 	planner    Planner
@@ -270,13 +273,13 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 			for _, c := range ce.Conflicts {
 				fmt.Fprintf(w, "  %s: %s\n", effects.Quote(c.Path), effects.EscapeLine(c.Reason))
 			}
-			fmt.Fprintln(w, "undo them anyway with :undo ID --force (their current versions are kept)")
+			fmt.Fprintf(w, "undo them anyway with %s --force (their current versions are kept)\n", e.undoCommand("ID"))
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "undid transaction %s as transaction %s (%d path(s)); :undo %s to redo\n", u.Undoes, u.ID, u.Ops, u.ID)
+		fmt.Fprintf(w, "undid transaction %s as transaction %s (%d path(s)); %s to redo\n", u.Undoes, u.ID, u.Ops, e.undoCommand(u.ID))
 		return nil
 	case "find":
 		if strings.TrimSpace(rest) == "" {
@@ -304,6 +307,15 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 		return nil
 	}
 	return fmt.Errorf("unknown built-in :%s (try :help)", effects.Escape(name))
+}
+
+// undoCommand is how to undo transaction id where nash's words are read:
+// ":undo ID" in a session, "nash undo ID" after a one-shot.
+func (e *engine) undoCommand(id string) string {
+	if e.oneShot {
+		return "nash undo " + id
+	}
+	return ":undo " + id
 }
 
 func isDigits(s string) bool {

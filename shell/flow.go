@@ -27,11 +27,14 @@ import (
 
 // job is one pass through the flow.
 type job struct {
-	input   string // the line or script as given, for the record
-	route   Kind   // Command: a script in hand; English: a request to plan
-	text    string // the request (English) or the script (Command)
-	title   string // for a script nash wrote: the request kept in the log
-	show    bool   // show a script in hand before it runs, without asking
+	input string // the line or script as given, for the record
+	route Kind   // Command: a script in hand; English: a request to plan
+	text  string // the request (English) or the script (Command)
+	title string // for a script nash wrote: the request kept in the log
+	show  bool   // show a script in hand before it runs, without asking
+	// stage, when set, prepares the change instead of a script run
+	// (nash rollback): there is nothing to plan, analyse or run.
+	stage   func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
 	dir     string
 	env     []string
 	history []planner.HistoryEntry
@@ -201,12 +204,19 @@ func (o *outcome) changed() bool { return o.pending.Changes != nil && o.pending.
 // flow takes j through the flow, asking f. It returns the result, and
 // the error that ends the pass: ErrAborted, *ConfirmError, *PlanError, an
 // ExitStatus for a script that failed, or what went wrong. ctx bounds the
-// model's work (ctrl+c while it thinks); runs and commits are not
-// cancelled by it.
+// pass: the model's work, which the face may also cancel alone (ctrl+c
+// while it thinks), and the run; a commit under way is not cancelled.
 func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 	r := &flowResult{rec: &Record{Input: j.input, Route: j.route.String()}}
 	planned := j.route == English
 	req := request{prompt: j.text, dir: j.dir, history: j.history}
+	if j.stage != nil {
+		sb, p, err := j.stage(ctx)
+		if err != nil {
+			return r, err
+		}
+		return e.finish(ctx, f, j, r, &outcome{sb: sb, pending: p, prompt: j.title}, entryOf(j, ""))
+	}
 	var a *planner.Artifact
 	if planned {
 		mctx, done := f.busy(ctx, "planning")
@@ -342,18 +352,33 @@ review:
 		return r, err
 	}
 	r.ran = true
+	return e.finish(ctx, f, j, r, o, entryOf(j, script))
+}
+
+// entryOf is what the planner's history keeps of j's script.
+func entryOf(j job, script string) planner.HistoryEntry {
+	if j.route == English {
+		return planner.HistoryEntry{Prompt: j.text, Script: script}
+	}
+	return planner.HistoryEntry{Script: script}
+}
+
+// finish takes a run (or a staged change) from its effect summary to the
+// commit, the abort, or the commit of some paths.
+func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *outcome, entry planner.HistoryEntry) (*flowResult, error) {
+	planned := j.route == English
 	p := o.pending
 	run := &RunRecord{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []effects.Change{}}
 	if p.Changes != nil && p.Changes.Changes != nil {
 		run.Changes = p.Changes.Changes
-		s := effects.Compare(rep, p.Changes)
-		run.Surprises = &s
+		if o.report != nil {
+			s := effects.Compare(o.report, p.Changes)
+			run.Surprises = &s
+		}
 	}
 	r.rec.Run = run
-	entry := planner.HistoryEntry{Prompt: j.text, Script: script, ExitCode: p.ExitCode}
-	if !planned {
-		entry.Prompt = ""
-	}
+	entry.ExitCode = p.ExitCode
+	script := o.script
 	status := func() error {
 		if p.ExitCode != 0 {
 			return ExitStatus(p.ExitCode)
@@ -396,6 +421,7 @@ review:
 			paths = d.paths
 		}
 		var step Step
+		var err error
 		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned)
 		var le *sandbox.LockedError
 		var ce *sandbox.ConflictError

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
 )
 
 // LineOptions shape the line mode and the one-shots.
@@ -51,15 +53,14 @@ type liner struct {
 	errw io.Writer
 	sty  *styles
 	opts LineOptions
-	// session says built-ins exist here (the line mode reads lines; a
-	// one-shot does not), so messages name :undo rather than nash undo.
-	session bool
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
 	cfg.Color = false
+	e := newEngine(cfg)
+	e.oneShot = true // until Lines says otherwise
 	return &liner{
-		e: newEngine(cfg), st: NewState(cfg.Dir, cfg.Env, cfg.Home),
+		e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home),
 		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(errw, false), opts: opts,
 	}
 }
@@ -70,7 +71,7 @@ func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *
 // error, as a shell returns the last command's status.
 func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) error {
 	l := newLiner(cfg, in, out, errw, opts)
-	l.session = true
+	l.e.oneShot = false
 	var hist *History
 	if cfg.StateDir != "" {
 		hist, _ = LoadHistory(historyPath(cfg.StateDir))
@@ -143,6 +144,23 @@ func RunScript(ctx context.Context, cfg Config, s Script, in io.Reader, out, err
 	return l.finish(r, err)
 }
 
+// Staged is a change nash prepared without a script (nash rollback):
+// Stage opens the sandbox and returns the pending change, which the flow
+// then shows and commits (asked, or with --yes) or aborts as it does a
+// run's.
+type Staged struct {
+	Title string // nash's own command line: the log keeps it as the request
+	Stage func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
+}
+
+// RunStaged takes a staged change through the flow once, from its effect
+// summary on. With JSON it prints one Record.
+func RunStaged(ctx context.Context, cfg Config, s Staged, in io.Reader, out, errw io.Writer, opts LineOptions) error {
+	l := newLiner(cfg, in, out, errw, opts)
+	r, err := l.pass(ctx, job{input: s.Title, route: Command, title: s.Title, stage: s.Stage})
+	return l.finish(r, err)
+}
+
 // finish prints the record (--json) and saves the script (--save-script)
 // of a one-shot, and returns its error.
 func (l *liner) finish(r *flowResult, err error) error {
@@ -150,11 +168,15 @@ func (l *liner) finish(r *flowResult, err error) error {
 		if err != nil && !isQuiet(err) {
 			r.rec.Error = err.Error()
 		}
-		b, merr := json.MarshalIndent(r.rec, "", "  ")
-		if merr != nil {
+		// Scripts read as written: > stays >, not \u003e.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if merr := enc.Encode(r.rec); merr != nil {
 			return merr
 		}
-		if _, werr := l.out.Write(append(effects.EscapeJSON(b), '\n')); werr != nil {
+		if _, werr := l.out.Write(effects.EscapeJSON(buf.Bytes())); werr != nil {
 			return werr
 		}
 	}
@@ -349,11 +371,7 @@ func (l *liner) say(ev event) {
 		fmt.Fprintf(w, "nash: not committed: %s\n", effects.EscapeText(ev.err.Error()))
 		fmt.Fprintln(w, "nash: pick the other paths to commit them alone, or abort")
 	case evCommitted:
-		if l.session {
-			fmt.Fprintf(w, "nash: committed as transaction %s (undo with :undo %s)\n", ev.tx.ID, ev.tx.ID)
-		} else {
-			fmt.Fprintf(w, "nash: committed as transaction %s (undo with: nash undo %s)\n", ev.tx.ID, ev.tx.ID)
-		}
+		fmt.Fprintf(w, "nash: committed as transaction %s (undo with: %s)\n", ev.tx.ID, l.e.undoCommand(ev.tx.ID))
 	}
 }
 

@@ -263,7 +263,7 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 		b.WriteString(m.sty.dim.Render("pick the other paths to commit them alone, or abort"))
 	case evCommitted:
 		b.WriteString(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", ev.tx.ID)) +
-			m.sty.dim.Render(fmt.Sprintf("  (undo with :undo %s)", ev.tx.ID)))
+			m.sty.dim.Render(fmt.Sprintf("  (undo with %s)", m.e.undoCommand(ev.tx.ID))))
 	}
 	return tea.Sequence(m.println(strings.TrimRight(b.String(), "\n")), m.listen())
 }

@@ -78,7 +78,7 @@ func TestHistoryOfChangesOutsideNash(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, func() bool { h := history(); return len(h) == 2 && h[0] == "recorded" }, "a recorded earlier version")
-	if _, errOut, code := n.run("", "rollback", f, "--back", "1"); code != 0 {
+	if _, errOut, code := n.run("", "rollback", f, "--back", "1", "--yes"); code != 0 {
 		t.Fatalf("rollback: %s", errOut)
 	}
 	if b, _ := os.ReadFile(f); string(b) != "second draft\n" {
