@@ -21,11 +21,7 @@ import (
 // from a benchmark cannot damage the machine the tests run on.
 func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self)
+	cmd := exec.Command(testBin(t, fenceName))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NASH_TEST_FENCE="+dir, "NASH_TEST_SCRIPT="+script)
 	cmd.Env = append(cmd.Env, env...)
@@ -43,7 +39,7 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
 	}
 	cmd.SysProcAttr = attr
-	err = cmd.Run()
+	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		if ee.ExitCode() == 125 && strings.HasPrefix(errb.String(), "fence:") {
 			t.Fatalf("%s", errb.String())
@@ -54,6 +50,9 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	}
 	return out.String(), 0
 }
+
+// fenceName is the command that runs fenceMain (see TestMain).
+const fenceName = "nash-test-fence"
 
 // fenceMain is the fenced process: it seals the mounts, drops its
 // capabilities and becomes bash.

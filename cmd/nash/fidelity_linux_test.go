@@ -114,7 +114,7 @@ func TestInterCodeFidelity(t *testing.T) {
 	}
 	n := newNash(t, base)
 	// The fenced native run sees exactly the environment nash's script does.
-	fenceEnv := []string{"NASH_TEST_MAIN=1", "NASH_STATE_DIR=" + n.state}
+	fenceEnv := []string{"NASH_STATE_DIR=" + n.state}
 	only := os.Getenv("NASH_TEST_ONLY") // a task id prefix, to rerun a few
 	var passed int
 	var failures, excluded []string

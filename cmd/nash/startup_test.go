@@ -58,10 +58,7 @@ func ptyBenchSetup(b *testing.B) (scriptCmd, self string, env []string, home str
 	if err != nil {
 		b.Fatalf("script(1) from util-linux is needed: %v", err)
 	}
-	self, err = os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	self = testBin(b, "nash")
 	home = b.TempDir()
 	state := filepath.Join(home, ".local", "state", "nash")
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -75,7 +72,7 @@ func ptyBenchSetup(b *testing.B) (scriptCmd, self string, env []string, home str
 		b.Fatal(err)
 	}
 	env = []string{
-		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "NASH_TEST_MAIN=1",
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		// Unreachable on purpose: a network call at startup would stall.
 		"NASH_MODEL=openai:x", "OPENAI_API_KEY=sk-x", "OPENAI_BASE_URL=http://192.0.2.1:9/v1",
