@@ -80,10 +80,11 @@ func indexExit(err error) error {
 }
 
 // newForwardCmd is a nash command carried out by nash-index: its flags and
-// help are nash-index's.
-func newForwardCmd(g *options, io stdio, name, short string) *cobra.Command {
+// help are nash-index's; use is its usage line there.
+func newForwardCmd(g *options, io stdio, use, short string) *cobra.Command {
+	name, _, _ := strings.Cut(use, " ")
 	return &cobra.Command{
-		Use:                name,
+		Use:                use,
 		Short:              short,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,11 +94,11 @@ func newForwardCmd(g *options, io stdio, name, short string) *cobra.Command {
 }
 
 func newIndexCmd(g *options, io stdio) *cobra.Command {
-	return newForwardCmd(g, io, "index", "keep the file index that nash find and the planner search (add, rm, status, rebuild, watch)")
+	return newForwardCmd(g, io, "index (add [PATH...] | rm PATH... | status | rebuild | watch)", "keep the file index that nash find and the planner search (add, rm, status, rebuild, watch)")
 }
 
 func newFindCmd(g *options, io stdio) *cobra.Command {
-	return newForwardCmd(g, io, "find", "find files by keyword or by meaning in the index")
+	return newForwardCmd(g, io, "find [-k|-s|--hybrid] [-n N] [--dir D] [--json] QUERY", "find files by keyword or by meaning in the index")
 }
 
 // indexQuery is a search nash makes through nash-index find.

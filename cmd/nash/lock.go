@@ -11,7 +11,7 @@ import (
 func newLockCmd(g *options, io stdio) *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{
-		Use:   "lock PATH... | lock --list",
+		Use:   "lock (PATH... | --list)",
 		Short: "make files read-only and refuse any commit or undo that would change them",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list == (len(args) > 0) {

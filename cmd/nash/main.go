@@ -67,7 +67,8 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 	g := &options{}
 	var gf globalFlags
 	var so shellOptions
-	root := &cobra.Command{
+	var root *cobra.Command
+	root = &cobra.Command{
 		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
 		Long:          shellLong,
@@ -80,6 +81,7 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			o.commands = func() []planner.Command { return plannerCommands(root) }
 			*g = *o
 			return nil
 		},

@@ -26,6 +26,8 @@ type options struct {
 	home       string
 	color      bool // NO_COLOR unset and TERM not dumb
 	getenv     func(string) string
+	// commands describes nash's commands to the planner, from the tree.
+	commands func() []planner.Command
 }
 
 // globalFlags are the flags every command has.

@@ -32,7 +32,7 @@ type shareOptions struct {
 func newShareCmd(g *options, io stdio) *cobra.Command {
 	var opts shareOptions
 	cmd := &cobra.Command{
-		Use:   "share PATH [--for 3d] | --list [--json] | --revoke ID|TOKEN|URL",
+		Use:   "share (PATH [--for DURATION] | --list [--json] | --revoke ID|TOKEN|URL)",
 		Short: "print a link that downloads a file through nash serve, until it expires or is revoked",
 		Long: `share makes a link to one regular file, served by nash serve, that works for
 --for (default ` + defaultShareFor + `; 36h, 3d, ...) unless revoked first. The link holds

@@ -107,8 +107,12 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 			if err != nil {
 				return nil, err
 			}
+			var commands []planner.Command
+			if g.commands != nil {
+				commands = g.commands()
+			}
 			return planner.New(planner.ModelSpec(model), planner.Getenv(g.getenv), planner.UseMemory(mem),
-				planner.UseRetriever(indexRetriever{g}, 5))
+				planner.UseRetriever(indexRetriever{g}, 5), planner.Commands(commands))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
 			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network), sandbox.Unprotected(s.Unprotected)}
