@@ -72,11 +72,13 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
 		Long:          shellLong,
-		Version:       version,
 		Args:          shellArgs(&so),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if so.version {
+				return nil // nash --version needs no settings
+			}
 			o, err := resolveOptions(lookup, gf)
 			if err != nil {
 				return err
@@ -86,10 +88,16 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if so.version {
+				fmt.Fprintln(io.out, "nash", version)
+				return nil
+			}
 			return runShell(cmd.Context(), g, so, args, io)
 		},
 	}
-	root.SetVersionTemplate("nash {{.Version}}\n")
+	// Not cobra's Version: its version template would link text/template,
+	// whose reflection keeps every exported method in the binary (3.6 MB
+	// more to map at every start).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&gf.stateDir, "state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")

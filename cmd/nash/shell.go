@@ -18,6 +18,7 @@ import (
 
 // shellOptions are the root command's flags: nash [-c TEXT] ...
 type shellOptions struct {
+	version    bool
 	command    bool
 	yes        bool
 	dryRun     bool
@@ -29,6 +30,7 @@ type shellOptions struct {
 // addShellFlags adds the flags of the shell and of nash -c to root.
 func addShellFlags(root *cobra.Command, o *shellOptions) {
 	f := root.Flags()
+	f.BoolVar(&o.version, "version", false, "print nash's version")
 	f.BoolVarP(&o.command, "command", "c", false, "run TEXT (the arguments, joined) as one line, then exit")
 	f.BoolVarP(&o.yes, "yes", "y", false, "with -c: approve the script and commit its changes without asking")
 	f.BoolVar(&o.dryRun, "dry-run", false, "with -c: plan and show the review, run nothing")
