@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"

@@ -61,7 +61,7 @@ func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *
 	e.oneShot = true // until Lines says otherwise
 	return &liner{
 		e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home),
-		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(errw, false), opts: opts,
+		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(false), opts: opts,
 	}
 }
 

@@ -7,16 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/lipgloss/v2"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 )
 
 // styles holds every style the shell draws with. Without colour every
-// style renders its text unchanged, so line mode and NO_COLOR write no
-// escape codes at all.
+// style is the zero style, which renders its text unchanged, so line mode
+// and NO_COLOR write no escape codes at all. With colour the styles are
+// 256-colour; the REPL's renderer brings them down to what the terminal
+// shows.
 type styles struct {
 	color                                    bool
 	dim, bold, keyword, str, variable, cmd   lipgloss.Style
@@ -25,36 +26,34 @@ type styles struct {
 	risk                                     [5]lipgloss.Style
 }
 
-func newStyles(w io.Writer, color bool) *styles {
-	r := lipgloss.NewRenderer(w)
-	if color {
-		r.SetColorProfile(termenv.ANSI256)
-	} else {
-		r.SetColorProfile(termenv.Ascii)
+func newStyles(color bool) *styles {
+	if !color {
+		// Every style plain: Render returns its text unchanged.
+		return &styles{}
 	}
-	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
+	c := func(s string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(s)) }
 	st := &styles{
-		color:        color,
-		dim:          r.NewStyle().Foreground(c("245")),
-		bold:         r.NewStyle().Bold(true),
-		keyword:      r.NewStyle().Foreground(c("170")).Bold(true),
-		str:          r.NewStyle().Foreground(c("114")),
-		variable:     r.NewStyle().Foreground(c("80")),
-		cmd:          r.NewStyle().Foreground(c("75")).Bold(true),
-		err:          r.NewStyle().Foreground(c("203")).Bold(true),
-		ok:           r.NewStyle().Foreground(c("114")),
-		warn:         r.NewStyle().Foreground(c("214")).Bold(true),
-		title:        r.NewStyle().Bold(true).Underline(true),
-		add:          r.NewStyle().Foreground(c("114")),
-		del:          r.NewStyle().Foreground(c("203")),
-		hunk:         r.NewStyle().Foreground(c("80")),
-		routeCmd:     r.NewStyle().Foreground(c("75")).Bold(true),
-		routeEng:     r.NewStyle().Foreground(c("170")).Bold(true),
-		routeBuiltin: r.NewStyle().Foreground(c("214")).Bold(true),
-		prompt:       r.NewStyle().Foreground(c("245")),
+		color:        true,
+		dim:          c("245"),
+		bold:         lipgloss.NewStyle().Bold(true),
+		keyword:      c("170").Bold(true),
+		str:          c("114"),
+		variable:     c("80"),
+		cmd:          c("75").Bold(true),
+		err:          c("203").Bold(true),
+		ok:           c("114"),
+		warn:         c("214").Bold(true),
+		title:        lipgloss.NewStyle().Bold(true).Underline(true),
+		add:          c("114"),
+		del:          c("203"),
+		hunk:         c("80"),
+		routeCmd:     c("75").Bold(true),
+		routeEng:     c("170").Bold(true),
+		routeBuiltin: c("214").Bold(true),
+		prompt:       c("245"),
 	}
 	badge := func(bg string) lipgloss.Style {
-		return r.NewStyle().Background(c(bg)).Foreground(c("16")).Bold(true)
+		return lipgloss.NewStyle().Background(lipgloss.Color(bg)).Foreground(lipgloss.Color("16")).Bold(true)
 	}
 	st.risk = [5]lipgloss.Style{badge("114"), badge("75"), badge("214"), badge("203"), badge("196")}
 	return st

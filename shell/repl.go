@@ -16,7 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
@@ -47,31 +48,29 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	m.tty = out
 	// bubbletea's own resize listener reads the output file while
 	// RestoreTerminal rewrites it after every run (a data race in
-	// bubbletea 1.3): hide that the output is a terminal and report the
-	// size from here instead.
-	// At bubbletea's default 60 frames a second a key waits up to 16.7 ms
-	// for its frame; 120 (its maximum) halves that. Idle frames write
-	// nothing: the renderer skips an unchanged view.
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
-		tea.WithoutSignalHandler(), tea.WithFPS(120))
+	// bubbletea 1.3 and 2.1): hide that the output is a terminal, give
+	// the colour profile and size it would have found, and report sizes
+	// from here. At bubbletea's default 60 frames a second a key waits up
+	// to 16.7 ms for its frame; 120 (its maximum) halves that. Idle frames
+	// write nothing: the renderer skips an unchanged view.
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
+		tea.WithoutSignalHandler(), tea.WithFPS(120), tea.WithColorProfile(colorprofile.Detect(out, cfg.Env))}
+	w, h := termSize(out)
+	opts = append(opts, tea.WithWindowSize(w, h))
+	p := tea.NewProgram(m, opts...)
 	sig := make(chan os.Signal, 4)
 	// SIGINT is caught (and dropped) so that a ctrl+c meant for the
 	// script in the foreground never ends nash, whatever the caller set.
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH, os.Interrupt)
 	defer signal.Stop(sig)
-	sendSize := func() {
-		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
-			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
-		}
-	}
 	go func() {
-		sendSize()
 		for {
 			select {
 			case s := <-sig:
 				switch s {
 				case syscall.SIGWINCH:
-					sendSize()
+					w, h := termSize(out)
+					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 					continue
 				case os.Interrupt:
 					continue
@@ -94,6 +93,16 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 		return nil
 	}
 	return err
+}
+
+// termSize is the terminal's size, or 80x24 where it reports none (a pty
+// nobody sized).
+func termSize(out *os.File) (width, height int) {
+	width, height, err := term.GetSize(int(out.Fd()))
+	if err != nil || width <= 0 || height <= 0 {
+		return 80, 24
+	}
+	return width, height
 }
 
 // writerOnly hides every method of a writer but Write.
@@ -188,7 +197,7 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 	}
 	m := &model{
 		ctx: ctx, e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home), hist: hist,
-		sty: newStyles(out, cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		sty: newStyles(cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
@@ -229,8 +238,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.stopBackground = stop
 		}
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		return m.paste(msg.Content)
 	case flowEventMsg:
 		return m, m.flowSaid(msg.ev)
 	case flowBusyMsg:
@@ -278,7 +289,7 @@ func (m *model) println(text string) tea.Cmd {
 	return tea.Println(text)
 }
 
-func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = ""
 	switch m.state {
 	case stInput:
@@ -287,7 +298,7 @@ func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.inputKey(k)
 	case stWaiting:
-		if k.Type == tea.KeyCtrlC && m.cancel != nil {
+		if k.String() == "ctrl+c" && m.cancel != nil {
 			m.cancel()
 			m.status = "cancelling…"
 		}
@@ -304,11 +315,11 @@ func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
+func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "enter":
 		return m.submit()
-	case tea.KeyCtrlC:
+	case "ctrl+c":
 		if m.input.String() == "" {
 			m.status = "type exit or press ctrl+d to leave nash"
 		}
@@ -316,14 +327,14 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.histPos = m.hist.Len()
 		m.reroute()
 		return m, nil
-	case tea.KeyCtrlD:
+	case "ctrl+d":
 		if m.input.String() == "" {
 			return m, tea.Quit
 		}
-		m.input.update(tea.KeyMsg{Type: tea.KeyDelete})
+		m.input.update(tea.KeyPressMsg{Code: tea.KeyDelete})
 		m.reroute()
 		return m, nil
-	case tea.KeyUp, tea.KeyCtrlP:
+	case "up", "ctrl+p":
 		if m.histPos > 0 {
 			if m.histPos == m.hist.Len() {
 				m.draft = m.input.String()
@@ -333,7 +344,7 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.reroute()
 		}
 		return m, nil
-	case tea.KeyDown, tea.KeyCtrlN:
+	case "down", "ctrl+n":
 		if m.histPos < m.hist.Len() {
 			m.histPos++
 			if m.histPos == m.hist.Len() {
@@ -344,13 +355,13 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.reroute()
 		}
 		return m, nil
-	case tea.KeyCtrlR:
+	case "ctrl+r":
 		m.searching = true
 		m.query.reset()
 		m.match = -1
 		return m, nil
-	case tea.KeyCtrlL:
-		return m, tea.ClearScreen
+	case "ctrl+l":
+		return m, func() tea.Msg { return tea.ClearScreen() }
 	}
 	if m.input.update(k) {
 		m.reroute()
@@ -361,23 +372,24 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // reroute recomputes the route indicator for the line being typed.
 func (m *model) reroute() { m.route = RouteLine(m.input.String(), m.st.IsCommand) }
 
-func (m *model) searchKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyCtrlR:
+func (m *model) searchKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	key := k.String()
+	switch key {
+	case "ctrl+r":
 		if m.match > 0 {
 			if i := m.hist.Search(m.query.String(), m.match); i >= 0 {
 				m.match = i
 			}
 		}
 		return m, nil
-	case tea.KeyEnter, tea.KeyEsc, tea.KeyCtrlG, tea.KeyCtrlC, tea.KeyLeft, tea.KeyRight:
+	case "enter", "esc", "ctrl+g", "ctrl+c", "left", "right":
 		m.searching = false
-		if m.match >= 0 && k.Type != tea.KeyCtrlG && k.Type != tea.KeyCtrlC {
+		if m.match >= 0 && key != "ctrl+g" && key != "ctrl+c" {
 			m.input.set(m.hist.At(m.match))
 			m.histPos = m.match
 		}
 		m.reroute()
-		if k.Type == tea.KeyEnter && m.match >= 0 {
+		if key == "enter" && m.match >= 0 {
 			return m.submit()
 		}
 		return m, nil
@@ -452,7 +464,7 @@ func saveHistory(h *History, line string) tea.Cmd {
 	}
 }
 
-func (m *model) reviewKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) reviewKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
 	switch {
 	case is(key, m.keys.Run):
@@ -463,7 +475,7 @@ func (m *model) reviewKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.answer(answer{act: actRevise})
 	case is(key, m.keys.Explain):
 		return m, m.answer(answer{act: actExplain})
-	case is(key, m.keys.Abort) || k.Type == tea.KeyCtrlC:
+	case is(key, m.keys.Abort) || key == "ctrl+c":
 		return m, m.answer(answer{act: actAbort})
 	}
 	return m, nil
@@ -471,14 +483,14 @@ func (m *model) reviewKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // answerKey edits the confirmation or the revision feedback. esc goes
 // back to the review.
-func (m *model) answerKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEsc, tea.KeyCtrlC:
+func (m *model) answerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "esc", "ctrl+c":
 		if m.state == stConfirm {
 			return m, m.answer(answer{back: true})
 		}
 		return m, m.answer(answer{})
-	case tea.KeyEnter:
+	case "enter":
 		text := strings.TrimSpace(m.answerText.String())
 		m.answerText.reset()
 		if m.state == stConfirm {
@@ -493,13 +505,13 @@ func (m *model) answerKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *model) summaryKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
 	o := m.pendingRun
 	switch {
 	case is(key, m.keys.Commit):
 		return m, m.decided(decision{})
-	case is(key, m.keys.Abort) || k.Type == tea.KeyCtrlC:
+	case is(key, m.keys.Abort) || key == "ctrl+c":
 		return m, m.decided(decision{abort: true})
 	case is(key, m.keys.Diff):
 		return m, func() tea.Msg {
@@ -559,21 +571,21 @@ func (m *model) summarizeCmd(txID string, cs *effects.ChangeSet) tea.Cmd {
 	}
 }
 
-func (m *model) pickKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyUp, tea.KeyCtrlP:
+func (m *model) pickKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "up", "ctrl+p":
 		if m.pickPos > 0 {
 			m.pickPos--
 		}
-	case tea.KeyDown, tea.KeyCtrlN, tea.KeyTab:
+	case "down", "ctrl+n", "tab":
 		if m.pickPos < len(m.picks)-1 {
 			m.pickPos++
 		}
-	case tea.KeySpace:
+	case "space":
 		m.picked[m.pickPos] = !m.picked[m.pickPos]
-	case tea.KeyEsc, tea.KeyCtrlC:
+	case "esc", "ctrl+c":
 		m.state = stSummary
-	case tea.KeyEnter:
+	case "enter":
 		var paths []string
 		for i, p := range m.picks {
 			if m.picked[i] {
@@ -585,12 +597,27 @@ func (m *model) pickKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, tea.Sequence(m.println(m.sty.dim.Render(fmt.Sprintf("committing %d of %d path(s)", len(paths), len(m.picks)))), m.decided(decision{paths: paths}))
-	default:
-		if k.String() == "a" {
-			for i := range m.picked {
-				m.picked[i] = true
-			}
+	case "a":
+		for i := range m.picked {
+			m.picked[i] = true
 		}
+	}
+	return m, nil
+}
+
+// paste puts pasted text where a key would type it.
+func (m *model) paste(text string) (tea.Model, tea.Cmd) {
+	switch {
+	case m.state == stInput && m.searching:
+		if m.query.insert(text) {
+			m.match = m.hist.Search(m.query.String(), m.hist.Len())
+		}
+	case m.state == stInput:
+		if m.input.insert(text) {
+			m.reroute()
+		}
+	case m.state == stConfirm || m.state == stFeedback:
+		m.answerText.insert(text)
 	}
 	return m, nil
 }
@@ -604,7 +631,9 @@ func (m *model) cursor(s string) string { return "\x1b[7m" + s + "\x1b[27m" }
 
 // View is a pure function of the model: the prompt, or the keys of the
 // screen under way. The transcript is printed above it.
-func (m *model) View() string {
+func (m *model) View() tea.View { return tea.NewView(m.view()) }
+
+func (m *model) view() string {
 	var b strings.Builder
 	switch m.state {
 	case stInput:

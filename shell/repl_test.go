@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // newTestModel is a REPL model over fakes, in a fresh directory.
@@ -34,20 +34,41 @@ func newTestModel(t testing.TB, p *fakePlanner, sb *fakeSandbox) *model {
 func typeText(m *model, s string) {
 	for _, r := range s {
 		if r == ' ' {
-			m.Update(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+			m.Update(keyMsg("space"))
 			continue
 		}
-		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 }
 
-func key(m *model, k tea.KeyType) tea.Cmd {
-	_, cmd := m.Update(tea.KeyMsg{Type: k})
+// keyMsg is the key bubbletea reports for name: "enter", "esc", "up",
+// "space", "ctrl+c", ...
+func keyMsg(name string) tea.KeyPressMsg {
+	if mod, k, ok := strings.Cut(name, "+"); ok && mod == "ctrl" {
+		return tea.KeyPressMsg{Code: rune(k[0]), Mod: tea.ModCtrl}
+	}
+	code := map[string]rune{
+		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "tab": tea.KeyTab, "space": tea.KeySpace,
+	}[name]
+	if code == 0 {
+		panic("keyMsg: no key " + name)
+	}
+	k := tea.KeyPressMsg{Code: code}
+	if code == tea.KeySpace {
+		k.Text = " "
+	}
+	return k
+}
+
+func key(m *model, name string) tea.Cmd {
+	_, cmd := m.Update(keyMsg(name))
 	return cmd
 }
 
 func runeKey(m *model, r rune) tea.Cmd {
-	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	return cmd
 }
 
@@ -74,12 +95,12 @@ func TestRouteIndicatorFollowsTyping(t *testing.T) {
 		{":log", Builtin, "[nash]"},
 		{"cd /", Session, "[cmd]"},
 	} {
-		key(m, tea.KeyCtrlU)
+		key(m, "ctrl+u")
 		typeText(m, tc.text)
 		if m.route.Kind != tc.kind {
 			t.Errorf("%q: route %v, want %v", tc.text, m.route.Kind, tc.kind)
 		}
-		if v := m.View(); !strings.Contains(v, tc.badge) || !strings.Contains(v, "test:model") {
+		if v := m.view(); !strings.Contains(v, tc.badge) || !strings.Contains(v, "test:model") {
 			t.Errorf("%q: view %q lacks %s or the model", tc.text, v, tc.badge)
 		}
 	}
@@ -91,7 +112,7 @@ func TestRequestReviewRunCommit(t *testing.T) {
 	m := newTestModel(t, p, sb)
 	sb.changes = []string{filepath.Join(m.st.Dir, "hi.txt")}
 	typeText(m, "greet me in a file")
-	cmd := key(m, tea.KeyEnter)
+	cmd := key(m, "enter")
 	if m.state != stWaiting {
 		t.Fatalf("after enter: state %v", m.state)
 	}
@@ -105,14 +126,14 @@ func TestRequestReviewRunCommit(t *testing.T) {
 	if len(p.plans) != 1 || p.plans[0] != "greet me in a file" {
 		t.Fatalf("planner asked %q", p.plans)
 	}
-	printed = drive(t, m, key(m, tea.KeyEnter)) // run
+	printed = drive(t, m, key(m, "enter")) // run
 	if m.state != stSummary || m.pendingRun == nil || len(sb.runs) != 1 {
 		t.Fatalf("after the run: state %v, runs %v", m.state, sb.runs)
 	}
 	if !strings.Contains(printed, "hi.txt") {
 		t.Errorf("the effect summary is not in the transcript:\n%s", printed)
 	}
-	if v := m.View(); !strings.Contains(v, "c commit") {
+	if v := m.view(); !strings.Contains(v, "c commit") {
 		t.Errorf("summary view %q", v)
 	}
 	printed = drive(t, m, runeKey(m, 'c'))
@@ -134,12 +155,12 @@ func TestRequestReviewRunCommit(t *testing.T) {
 }
 
 func TestAbortAtReviewRunsNothing(t *testing.T) {
-	for _, k := range []tea.KeyMsg{{Type: tea.KeyEsc}, {Type: tea.KeyRunes, Runes: []rune{'a'}}, {Type: tea.KeyCtrlC}} {
+	for _, k := range []tea.KeyPressMsg{keyMsg("esc"), {Code: 'a', Text: "a"}, keyMsg("ctrl+c")} {
 		p := &fakePlanner{script: "rm -r build"}
 		sb := &fakeSandbox{}
 		m := newTestModel(t, p, sb)
 		typeText(m, "remove the build dir please")
-		drive(t, m, key(m, tea.KeyEnter))
+		drive(t, m, key(m, "enter"))
 		if m.state != stReview {
 			t.Fatalf("state %v, want review", m.state)
 		}
@@ -155,7 +176,7 @@ func TestAbortAfterRun(t *testing.T) {
 	sb := &fakeSandbox{changes: []string{"/x"}}
 	m := newTestModel(t, &fakePlanner{}, sb)
 	typeText(m, "echo x")
-	drive(t, m, key(m, tea.KeyEnter)) // a typed command runs without review
+	drive(t, m, key(m, "enter")) // a typed command runs without review
 	if m.state != stSummary || len(sb.runs) != 1 || sb.runs[0] != "echo x" {
 		t.Fatalf("typed command: state %v, runs %v", m.state, sb.runs)
 	}
@@ -170,29 +191,29 @@ func TestSecondConfirmation(t *testing.T) {
 	sb := &fakeSandbox{}
 	m := newTestModel(t, p, sb)
 	typeText(m, "clean the system please")
-	printed := drive(t, m, key(m, tea.KeyEnter))
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stReview || !strings.Contains(printed, "careful:") || !strings.Contains(printed, "deletes outside") {
 		t.Fatalf("state %v, printed %q", m.state, printed)
 	}
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	if m.state != stConfirm {
 		t.Fatalf("state %v, want confirm", m.state)
 	}
-	drive(t, m, key(m, tea.KeyEsc)) // back to the review
+	drive(t, m, key(m, "esc")) // back to the review
 	if m.state != stReview {
 		t.Fatalf("esc at the confirmation: state %v, want review", m.state)
 	}
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	typeText(m, "y")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	if m.state != stInput || len(sb.runs) != 0 {
 		t.Fatalf("'y' is not yes: state %v, runs %v", m.state, sb.runs)
 	}
 	typeText(m, "clean the system please")
-	drive(t, m, key(m, tea.KeyEnter))
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
+	drive(t, m, key(m, "enter"))
 	typeText(m, "yes")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	if len(sb.runs) != 1 || m.state != stInput {
 		t.Errorf("yes: state %v, runs %v", m.state, sb.runs)
 	}
@@ -204,12 +225,12 @@ func TestTypedCommandConfirmation(t *testing.T) {
 	sb := &fakeSandbox{}
 	m := newTestModel(t, &fakePlanner{}, sb)
 	typeText(m, "rm -rf /etc/nash-test-nothing")
-	printed := drive(t, m, key(m, tea.KeyEnter))
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stConfirm || !strings.Contains(printed, "deletes outside") || len(sb.runs) != 0 {
 		t.Fatalf("state %v, runs %v, printed %q", m.state, sb.runs, printed)
 	}
 	typeText(m, "yes")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	if len(sb.runs) != 1 || m.state != stInput {
 		t.Errorf("yes: state %v, runs %v", m.state, sb.runs)
 	}
@@ -219,13 +240,13 @@ func TestReviseAndExplain(t *testing.T) {
 	p := &fakePlanner{script: "echo a > f", revised: "echo b > f"}
 	m := newTestModel(t, p, &fakeSandbox{})
 	typeText(m, "a file please")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	drive(t, m, runeKey(m, 'r'))
 	if m.state != stFeedback {
 		t.Fatalf("state %v, want feedback", m.state)
 	}
 	typeText(m, "write b instead")
-	printed := drive(t, m, key(m, tea.KeyEnter))
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stReview || m.art.Script != "echo b > f" || !strings.Contains(m.art.Diff, "+echo b > f") {
 		t.Fatalf("after revise: state %v, artifact %+v", m.state, m.art)
 	}
@@ -248,7 +269,7 @@ func TestCtrlCCancelsPlanning(t *testing.T) {
 	p := &fakePlanner{block: true}
 	m := newTestModel(t, p, &fakeSandbox{})
 	typeText(m, "something slow please")
-	cmd := key(m, tea.KeyEnter)
+	cmd := key(m, "enter")
 	// The flow says it is planning, then waits on the model.
 	var next tea.Cmd
 	for _, msg := range runCmd(t, cmd) {
@@ -259,7 +280,7 @@ func TestCtrlCCancelsPlanning(t *testing.T) {
 	if m.state != stWaiting || m.cancel == nil {
 		t.Fatalf("while planning: state %v", m.state)
 	}
-	key(m, tea.KeyCtrlC)
+	key(m, "ctrl+c")
 	printed := drive(t, m, next) // the flow ends once the context is cancelled
 	if m.state != stInput || !strings.Contains(printed, "cancelled") {
 		t.Errorf("state %v, printed %q; want input after cancel", m.state, printed)
@@ -269,13 +290,13 @@ func TestCtrlCCancelsPlanning(t *testing.T) {
 func TestCtrlCAtPromptClearsNotQuits(t *testing.T) {
 	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
 	typeText(m, "half a line")
-	if cmd := key(m, tea.KeyCtrlC); cmd != nil {
+	if cmd := key(m, "ctrl+c"); cmd != nil {
 		t.Errorf("ctrl+c returned a command")
 	}
 	if m.input.String() != "" {
 		t.Errorf("line %q not cleared", m.input.String())
 	}
-	if cmd := key(m, tea.KeyCtrlD); !hasMsg(t, cmd, "QuitMsg") {
+	if cmd := key(m, "ctrl+d"); !hasMsg(t, cmd, "QuitMsg") {
 		t.Errorf("ctrl+d on an empty line does not quit")
 	}
 }
@@ -285,27 +306,27 @@ func TestHistoryBrowseAndSearch(t *testing.T) {
 	m.hist = NewHistory([]string{"ls", "echo one", "git status", "echo two"})
 	m.histPos = m.hist.Len()
 	typeText(m, "dra")
-	key(m, tea.KeyUp)
-	key(m, tea.KeyUp)
+	key(m, "up")
+	key(m, "up")
 	if got := m.input.String(); got != "git status" {
 		t.Errorf("up up: %q", got)
 	}
-	key(m, tea.KeyDown)
-	key(m, tea.KeyDown)
+	key(m, "down")
+	key(m, "down")
 	if got := m.input.String(); got != "dra" {
 		t.Errorf("down to the draft: %q", got)
 	}
-	key(m, tea.KeyCtrlU)
-	key(m, tea.KeyCtrlR)
+	key(m, "ctrl+u")
+	key(m, "ctrl+r")
 	typeText(m, "echo")
-	if m.match != 3 || !strings.Contains(m.View(), "echo two") {
-		t.Errorf("search: match %d, view %q", m.match, m.View())
+	if m.match != 3 || !strings.Contains(m.view(), "echo two") {
+		t.Errorf("search: match %d, view %q", m.match, m.view())
 	}
-	key(m, tea.KeyCtrlR)
+	key(m, "ctrl+r")
 	if m.match != 1 {
 		t.Errorf("search again: match %d", m.match)
 	}
-	key(m, tea.KeyEsc)
+	key(m, "esc")
 	if got := m.input.String(); got != "echo one" || m.searching {
 		t.Errorf("after esc: %q, searching %v", got, m.searching)
 	}
@@ -320,14 +341,14 @@ func TestSessionCdExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	typeText(m, "cd sub")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	typeText(m, "export GREETING=hello")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	if m.st.Dir != sub || m.st.Getenv("GREETING") != "hello" {
 		t.Fatalf("dir %q, GREETING %q", m.st.Dir, m.st.Getenv("GREETING"))
 	}
 	typeText(m, "true")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	if m.state != stInput || len(sb.runs) != 1 {
 		t.Fatalf("state %v, runs %v", m.state, sb.runs)
 	}
@@ -337,12 +358,12 @@ func TestSessionCdExport(t *testing.T) {
 		t.Errorf("run spec %+v", spec)
 	}
 	typeText(m, "cd -")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	if m.st.Dir != start {
 		t.Errorf("cd -: %q", m.st.Dir)
 	}
 	typeText(m, "exit")
-	if cmd := key(m, tea.KeyEnter); !hasMsg(t, cmd, "QuitMsg") {
+	if cmd := key(m, "enter"); !hasMsg(t, cmd, "QuitMsg") {
 		t.Errorf("exit does not quit")
 	}
 }
@@ -360,18 +381,18 @@ func TestPickPaths(t *testing.T) {
 	sb := &fakeSandbox{changes: []string{"/w/a", "/w/b", "/w/c"}}
 	m := newTestModel(t, &fakePlanner{}, sb)
 	typeText(m, "touch a b c")
-	drive(t, m, key(m, tea.KeyEnter))
+	drive(t, m, key(m, "enter"))
 	runeKey(m, 'p')
 	if m.state != stPick || len(m.picks) != 3 {
 		t.Fatalf("state %v, picks %v", m.state, m.picks)
 	}
-	key(m, tea.KeyEnter) // nothing picked: stays
+	key(m, "enter") // nothing picked: stays
 	if m.state != stPick {
 		t.Fatalf("enter with nothing picked left the pick screen")
 	}
-	key(m, tea.KeyDown)
-	key(m, tea.KeySpace)
-	drive(t, m, key(m, tea.KeyEnter))
+	key(m, "down")
+	key(m, "space")
+	drive(t, m, key(m, "enter"))
 	if len(sb.commits) != 1 || len(sb.commits[0]) != 1 || sb.commits[0][0] != "/w/b" {
 		t.Errorf("commits %v, want [[/w/b]]", sb.commits)
 	}
@@ -388,7 +409,7 @@ func TestBuiltins(t *testing.T) {
 		{":nope", "unknown built-in"},
 	} {
 		typeText(m, tc.line)
-		cmd := key(m, tea.KeyEnter)
+		cmd := key(m, "enter")
 		if m.state != stWaiting {
 			t.Fatalf("%s: state %v", tc.line, m.state)
 		}
@@ -409,8 +430,8 @@ func TestViewHasNoColorWithoutColor(t *testing.T) {
 	p := &fakePlanner{script: "rm -r build # go"}
 	m := newTestModel(t, p, &fakeSandbox{})
 	typeText(m, "clean up please")
-	printed := drive(t, m, key(m, tea.KeyEnter))
-	out := printed + m.View()
+	printed := drive(t, m, key(m, "enter"))
+	out := printed + m.view()
 	if strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[4") || strings.Contains(out, "\x1b[9") || strings.Contains(out, "38;5") {
 		t.Errorf("colour codes without colour: %q", out)
 	}
@@ -441,7 +462,7 @@ func TestStartupTouchesNothing(t *testing.T) {
 		t.Errorf("Init returned a command")
 	}
 	typeText(m, "tidy up my photos")
-	if v := m.View(); !strings.Contains(v, "[ask] tidy up my photos") {
+	if v := m.view(); !strings.Contains(v, "[ask] tidy up my photos") {
 		t.Errorf("view %q", v)
 	}
 }
@@ -449,7 +470,7 @@ func TestStartupTouchesNothing(t *testing.T) {
 func TestQuestionGoesIntoHistory(t *testing.T) {
 	m := newTestModel(t, &fakePlanner{question: "which files?"}, &fakeSandbox{})
 	typeText(m, "rename them")
-	printed := drive(t, m, key(m, tea.KeyEnter))
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stInput || len(m.st.History) != 1 || !strings.Contains(m.st.History[0].Output, "which files?") {
 		t.Errorf("state %v, history %+v", m.state, m.st.History)
 	}

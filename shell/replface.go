@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"

@@ -182,7 +182,7 @@ func TestExportRunsInOrder(t *testing.T) {
 }
 
 func TestHighlightKeepsText(t *testing.T) {
-	st := newStyles(nil, true)
+	st := newStyles(true)
 	in := `for f in *.txt; do echo "$f" '# not' $HOME; done # comment`
 	out := st.highlightLine(in)
 	if stripANSI(out) != in {
@@ -191,7 +191,7 @@ func TestHighlightKeepsText(t *testing.T) {
 	if out == in {
 		t.Errorf("no styling added")
 	}
-	if plain := newStyles(nil, false).highlight(in); plain != in {
+	if plain := newStyles(false).highlight(in); plain != in {
 		t.Errorf("plain highlight %q", plain)
 	}
 }

@@ -336,7 +336,7 @@ func TestTmuxResize(t *testing.T) {
 	tn.waitFor(`echo resized-ok`)
 	tn.tmux("resize-window", "-t", tn.target, "-x", "40", "-y", "12")
 	tn.send("Enter")
-	tn.waitFor(`(?m)^resized-ok`)
+	tn.waitFor(`(?m)^resized-ok\s*\nno changes`) // the prompt is back
 	tn.typeLine(":help")
 	tn.waitFor(`:export FILE`)
 	tn.tmux("send-keys", "-t", tn.target, "-l", "echo typed after the resize")
