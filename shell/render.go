@@ -71,10 +71,13 @@ func (st *styles) badge(r effects.Risk) string {
 	return st.risk[r].Render(label)
 }
 
-var shellKeywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "in": true,
-	"do": true, "done": true, "while": true, "until": true, "case": true, "esac": true,
-	"function": true, "select": true, "time": true, "!": true, "{": true, "}": true,
+// isShellKeyword reports whether w is one of bash's reserved words.
+func isShellKeyword(w string) bool {
+	switch w {
+	case "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "function", "select", "time", "!", "{", "}":
+		return true
+	}
+	return false
 }
 
 // highlight colours an escaped script: comments, strings, variables,
@@ -147,7 +150,7 @@ func (st *styles) highlightLine(line string) string {
 			}
 			w := line[i:j]
 			switch {
-			case shellKeywords[w]:
+			case isShellKeyword(w):
 				out.WriteString(st.keyword.Render(w))
 				cmdPos = true
 			case cmdPos && !strings.Contains(w, "="):
