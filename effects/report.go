@@ -155,6 +155,29 @@ func (r *Report) PathsWith(a Access) []string {
 	return out
 }
 
+// Labels returns what the report says the script does: the distinct risks
+// its findings raise, lowest first, without ReadOnly. A script that
+// deletes inside the working directory and writes outside it is labelled
+// both writes-outside-cwd and deletes; Risk is the last label.
+func (r *Report) Labels() []Risk {
+	var seen [CannotUndo + 1]bool
+	for _, f := range r.Findings {
+		if f.Risk > ReadOnly && f.Risk <= CannotUndo {
+			seen[f.Risk] = true
+		}
+	}
+	if r.Irreversible {
+		seen[CannotUndo] = true
+	}
+	var out []Risk
+	for l, ok := range seen {
+		if ok {
+			out = append(out, Risk(l))
+		}
+	}
+	return out
+}
+
 // CommandNames returns the names of the commands that can run, in order,
 // without repeats.
 func (r *Report) CommandNames() []string {
