@@ -348,13 +348,6 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 	a.pipeCall, a.pipeIn, a.pipeOut, a.pipeLoop = oldCall, oldIn, oldOut, oldLoop
 }
 
-// lineFilters print some of their input lines, unchanged; the value
-// lists the short options that take an argument.
-var lineFilters = map[string]string{
-	"sort": "kotST", "uniq": "fsw", "head": "nc", "tail": "nc", "tac": "s", "shuf": "noi",
-	"grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",
-}
-
 // passesLines reports whether a pipeline member prints only lines of its
 // input, so the paths it reads are the paths it prints: sort, head,
 // grep without -c or -o, and the like, reading their input.
@@ -363,10 +356,11 @@ func passesLines(c *syntax.CallExpr) bool {
 		return false
 	}
 	name := path.Base(c.Args[0].Lit())
-	withArg, ok := lineFilters[name]
-	if !ok {
+	e := lookup(name)
+	if e == nil || !e.spec.Filter {
 		return false
 	}
+	withArg := e.opts.arg
 	grep := strings.HasSuffix(name, "grep")
 	operands := 0
 	for i := 1; i < len(c.Args); i++ {
@@ -412,14 +406,14 @@ func readsScriptFromStdin(s *syntax.Stmt) bool {
 	}
 	args := call.Args
 	for len(args) > 0 {
-		switch name := path.Base(args[0].Lit()); name {
-		case "sudo", "doas", "env", "command", "exec", "nice":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") {
-				args = args[1:]
-			}
+		e := lookup(args[0].Lit())
+		switch {
+		case e == nil:
+		case e.spec.Class == ClassRuns && e.spec.OptionsFirst && e.spec.Name != "xargs" && e.spec.Name != "parallel" && e.spec.Name != "watch":
+			// A wrapper: what it runs reads the script.
+			args = skipOptions(args[1:], e.opts)
 			continue
-		case "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "perl", "ruby", "node":
+		case e.spec.StdinScript:
 			for _, w := range args[1:] {
 				lit := w.Lit()
 				if lit == "-" || lit == "-s" {
@@ -434,6 +428,32 @@ func readsScriptFromStdin(s *syntax.Stmt) bool {
 		return false
 	}
 	return false
+}
+
+// skipOptions returns args without the options at their start, and the
+// values of those that take one, as spec says.
+func skipOptions(args []*syntax.Word, spec optSpec) []*syntax.Word {
+	for len(args) > 0 {
+		lit := args[0].Lit()
+		switch {
+		case lit == "--":
+			return args[1:]
+		case !strings.HasPrefix(lit, "-") || lit == "-":
+			return args
+		case strings.HasPrefix(lit, "--"):
+			name, _, hasVal := strings.Cut(lit[2:], "=")
+			if !hasVal && contains(spec.long, name) && len(args) > 1 {
+				args = args[1:]
+			}
+		default:
+			last := lit[len(lit)-1:]
+			if len(lit) == 2 && strings.Contains(spec.arg, last) && len(args) > 1 {
+				args = args[1:]
+			}
+		}
+		args = args[1:]
+	}
+	return args
 }
 
 // assign records a variable assignment's value when it is known.
