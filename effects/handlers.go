@@ -1,7 +1,9 @@
 package effects
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -34,9 +36,9 @@ func (a *analyzer) exec(args []wordVal, line, col int) {
 		switch {
 		case w.alt:
 		case w.src != "":
-			texts = append(texts, w.src)
+			texts = append(texts, a.shown(w.src))
 		default:
-			texts = append(texts, w.text)
+			texts = append(texts, a.shown(w.text))
 		}
 	}
 	cmd := Command{Name: name.text, Args: texts, Line: line, Col: col, Dynamic: !name.lit}
@@ -48,7 +50,7 @@ func (a *analyzer) exec(args []wordVal, line, col int) {
 	}
 	a.rep.Commands = append(a.rep.Commands, cmd)
 	if !name.lit {
-		a.finding(WritesOutside, "dynamic", fmt.Sprintf("runs a command whose name is known only at run time: %s", Quote(name.text)), line)
+		a.finding(WritesInside, "dynamic", fmt.Sprintf("runs a command whose name is known only at run time: %s; the sandbox will show what it changes", Quote(name.text)), line)
 		return
 	}
 	if a.funcs[name.text] {
@@ -57,16 +59,200 @@ func (a *analyzer) exec(args []wordVal, line, col int) {
 	base := path.Base(name.text)
 	e := lookup(base)
 	if e == nil {
+		if strings.Contains(name.text, "/") {
+			show, _, _ := a.resolve(name)
+			if a.downloaded[show] {
+				a.runsDownloaded(line, false)
+				return
+			}
+		}
 		a.finding(WritesInside, "unknown-command", fmt.Sprintf("%s is not a command nash knows; the sandbox will show what it changes", Quote(base)), line)
 		return
 	}
 	inv := &invocation{a: a, e: e, name: base, args: args[1:], line: line, col: col}
+	if strings.Contains(name.text, "/") {
+		show, _, _ := a.resolve(name)
+		if a.downloaded[show] {
+			a.runsDownloaded(line, false)
+		}
+	}
+	fetching := a.fetching
+	a.fetching = e.spec.Class == ClassNetwork || e.spec.Name == "git"
+	defer func() { a.fetching = fetching }()
 	switch {
 	case e.spec.analyze != nil:
 		e.spec.analyze(inv)
 	case e.spec.Class != ClassQuiet:
 		byRoles(inv)
 	}
+	if a.piped() && a.pipeOut == nil {
+		a.pipeOut = inv.printed()
+	}
+}
+
+// printed returns the paths a pipeline member prints, one per line, when
+// they can be told: echo's words, the entries ls lists, the files grep -l
+// names, and its input's paths with a prefix or suffix added by sed
+// 's/^/.../' or 's/$/.../'. It returns nil when they cannot.
+func (c *invocation) printed() []wordVal {
+	switch c.name {
+	case "cat":
+		p := c.parse()
+		if len(p.ops) == 0 {
+			return nil
+		}
+		for _, o := range p.ops {
+			if n, known := c.a.exists(o); !known || n > 0 {
+				return nil // lines of a file: not known
+			}
+		}
+		return []wordVal{} // it reads nothing, so prints nothing
+	case "echo":
+		var out []wordVal
+		for _, a := range c.args {
+			switch {
+			case a.lit && len(out) == 0 && (a.text == "-n" || a.text == "-e" || a.text == "-E"):
+			case a.lit && !a.glob:
+				// Split as xargs splits: at blanks and newlines.
+				for _, f := range strings.FieldsFunc(a.text, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }) {
+					out = append(out, literal(f))
+				}
+			default:
+				out = append(out, a)
+			}
+		}
+		return out
+	case "ls":
+		p := c.parse()
+		for f := range p.flags {
+			if strings.ContainsAny(f, "lnogsiRmQxC") && len(f) == 1 || len(f) > 1 && f != "all" && f != "almost-all" && f != "directory" && f != "reverse" {
+				return nil // not one name per line
+			}
+		}
+		names := wordVal{text: "*", pattern: "*", glob: true} // a directory's entries, as bare names
+		if len(p.ops) == 0 {
+			return []wordVal{names}
+		}
+		out := make([]wordVal, 0, len(p.ops)+1)
+		dirs := false
+		for _, o := range p.ops {
+			dir, known := c.a.isDir(o)
+			switch {
+			case known && dir:
+				dirs = true
+			case known, o.glob, strings.Contains(path.Base(o.text), "."):
+				out = append(out, o) // a file, as given
+			default:
+				out = append(out, o)
+				dirs = true
+			}
+		}
+		if dirs {
+			out = append(out, names)
+		}
+		return out
+	case "grep", "egrep", "fgrep":
+		p := c.parse()
+		if !p.has("l", "L", "files-with-matches", "files-without-match") {
+			return nil
+		}
+		var out []wordVal
+		rec := c.e.is(p, SetRecursive)
+		for _, o := range c.e.operands(p) {
+			if o.spec.Role != RoleRead {
+				continue
+			}
+			if rec {
+				o.v = under(o.v)
+			}
+			out = append(out, o.v)
+		}
+		if len(out) == 0 && rec {
+			out = append(out, under(c.cwd()))
+		}
+		return out
+	case "sed":
+		if len(c.a.pipeIn) == 0 {
+			return nil
+		}
+		p := c.parse()
+		script, ok := p.val("e", "expression")
+		if !ok && len(p.ops) == 1 {
+			script, ok = p.ops[0], true
+		}
+		if !ok || !script.lit || len(p.ops) > 1 || len(p.vals) > 1 {
+			return nil
+		}
+		front, add, ok := sedAnchor(script.text)
+		if !ok {
+			return nil
+		}
+		out := make([]wordVal, len(c.a.pipeIn))
+		for i, v := range c.a.pipeIn {
+			if front {
+				v.text, v.pattern = add+v.text, escapeGlob(add)+v.pattern
+			} else {
+				v.text, v.pattern = v.text+add, v.pattern+escapeGlob(add)
+			}
+			out[i] = v
+		}
+		return out
+	}
+	return nil
+}
+
+// under returns a value for any path under dir.
+func under(dir wordVal) wordVal {
+	v := join(dir, "")
+	v.text += "**"
+	v.pattern += string(anyMark)
+	v.glob, v.lit = true, false
+	return v
+}
+
+// sedAnchor reads a sed script that only adds text at the start (s/^/x/)
+// or the end (s/$/x/) of each line, and returns where and what.
+func sedAnchor(script string) (front bool, add string, ok bool) {
+	if len(script) < 4 || script[0] != 's' {
+		return false, "", false
+	}
+	d := script[1]
+	var parts []string
+	var b strings.Builder
+	for i := 2; i < len(script); i++ {
+		switch ch := script[i]; {
+		case ch == '\\' && i+1 < len(script):
+			i++
+			if script[i] != d && script[i] != '/' {
+				return false, "", false // \1, \n: not plain text
+			}
+			b.WriteByte(script[i])
+		case ch == d:
+			parts = append(parts, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	if len(parts) != 2 || (b.String() != "" && b.String() != "g") || strings.ContainsAny(parts[1], "&") {
+		return false, "", false
+	}
+	switch parts[0] {
+	case "^":
+		return true, parts[1], true
+	case "$":
+		return false, parts[1], true
+	}
+	return false, "", false
+}
+
+// shown is text as the person wrote it: the variable a placeholder in an
+// sh -c script became is shown as the placeholder again.
+func (a *analyzer) shown(text string) string {
+	if a.eachShown == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, "${"+eachVar+"}", a.eachShown)
 }
 
 // path records a path use by this invocation.
@@ -86,11 +272,27 @@ func (c *invocation) run(args []wordVal, via string) {
 
 // script analyses a string run as a script.
 func (c *invocation) script(v wordVal, via string) {
+	if v.fromNet {
+		c.a.runsDownloaded(c.line, false)
+		return
+	}
 	if !v.lit {
-		c.finding(WritesOutside, "dynamic", "%s runs a script known only at run time: %s", via, Quote(v.text))
+		c.finding(WritesInside, "dynamic", "%s runs a script known only at run time: %s; the sandbox will show what it changes", via, Quote(v.text))
 		return
 	}
 	c.a.script(v.text, via, c.line, c.col)
+}
+
+// downloaded reports whether a script file the command runs came from the
+// network (a download earlier in the script, or <(curl ...)), recording
+// that it runs downloaded code.
+func (c *invocation) downloaded(v wordVal) bool {
+	show, _, _ := c.a.resolve(v)
+	if !v.fromNet && !c.a.downloaded[show] {
+		return false
+	}
+	c.a.runsDownloaded(c.line, false)
+	return true
 }
 
 // cwd returns the current directory as a value, "." when unknown.
@@ -276,8 +478,16 @@ func privileged(c *invocation) {
 				break
 			}
 		}
-		c.finding(WritesOutside, "privilege", "%s runs commands as %s", c.name, Quote(user))
+		if _, ok := p.val("c", "command"); !ok {
+			c.finding(WritesInside, "privilege", "%s opens a shell as %s; the sandbox will show what is done in it", c.name, Quote(user))
+		} else {
+			c.finding(ReadOnly, "privilege", "%s runs commands as %s", c.name, Quote(user))
+		}
 		if v, ok := p.val("c", "command"); ok {
+			if user == "root" {
+				c.a.root++
+				defer func() { c.a.root-- }()
+			}
 			c.script(v, c.name+" -c")
 		}
 		return
@@ -290,18 +500,22 @@ func privileged(c *invocation) {
 	}
 	switch {
 	case c.e.is(p, SetEdit) || c.name == "sudoedit":
-		c.finding(WritesOutside, "privilege", "%s edits files as %s", c.name, Quote(user))
+		c.finding(ReadOnly, "privilege", "%s edits files as %s", c.name, Quote(user))
 		for _, o := range p.ops {
 			c.path(o, Write, false)
 		}
 		return
 	case len(p.ops) == 0:
 		if c.e.is(p, SetShell) {
-			c.finding(WritesOutside, "privilege", "%s opens a shell as %s", c.name, Quote(user))
+			c.finding(WritesInside, "privilege", "%s opens a shell as %s; the sandbox will show what is done in it", c.name, Quote(user))
 		}
 		return
 	}
-	c.finding(WritesOutside, "privilege", "%s runs %s as %s", c.name, Quote(p.ops[0].text), Quote(user))
+	c.finding(ReadOnly, "privilege", "%s runs %s as %s", c.name, Quote(p.ops[0].text), Quote(user))
+	if user == "root" {
+		c.a.root++
+		defer func() { c.a.root-- }()
+	}
 	c.run(p.ops, c.name)
 }
 
@@ -315,11 +529,11 @@ func wrapper(c *invocation) {
 	}
 	switch c.name {
 	case "chroot":
-		c.finding(WritesOutside, "privilege", "chroot runs a command in another root directory")
+		c.finding(ReadOnly, "privilege", "chroot runs a command in another root directory")
 	case "sshpass":
-		c.finding(ReadOnly, "network", "sshpass logs in to another host with a password")
+		c.finding(Network, "network", "sshpass logs in to another host with a password")
 	case "torsocks", "proxychains", "proxychains4":
-		c.finding(ReadOnly, "network", "%s sends the command's traffic through a proxy", c.name)
+		c.finding(Network, "network", "%s sends the command's traffic through a proxy", c.name)
 	}
 	ops := p.ops
 	if c.name == "env" {
@@ -376,11 +590,6 @@ func (c *invocation) optionValues(p parsed, f func(o *OptionSpec, name string, v
 func xargs(c *invocation) {
 	p := c.parse()
 	c.optionValues(p, func(o *OptionSpec, _ string, v wordVal) { c.pathRole(v, o.Arg, false) })
-	inputs := []wordVal{{text: inputText, pattern: string(anyMark), dynamic: true}}
-	if c.a.piped() && len(c.a.pipeIn) > 0 {
-		// What find printed before it in the pipeline.
-		inputs = c.a.pipeIn
-	}
 	cmd := p.ops
 	if c.name == "parallel" {
 		for i, o := range cmd {
@@ -400,27 +609,102 @@ func xargs(c *invocation) {
 	if c.name == "parallel" {
 		repl, hasRepl = "{}", true
 	}
+	// One command per input with -I, -n 1 or -L 1; else many per command.
+	each := hasRepl || p.has("l")
+	if n, ok := p.get("n", "max-args", "L", "max-lines"); ok && n == "1" {
+		each = true
+	}
+	inputs := []wordVal{inputVal()}
+	if c.a.piped() && c.a.pipeIn != nil {
+		// What find printed before it in the pipeline.
+		inputs = c.a.pipeIn
+		if len(inputs) == 0 && (hasRepl || p.has("r", "no-run-if-empty")) {
+			return // no input: the command does not run
+		}
+	}
+	for i := range inputs {
+		inputs[i].each = each
+	}
+	if !hasRepl {
+		repl = ""
+	}
+	c.runWith(cmd, repl, inputs, c.name)
+}
+
+// eachVar is the variable a placeholder ({}) in a script run by sh -c
+// becomes, bound to what the placeholder stands for.
+const eachVar = "__nash_each"
+
+// runWith runs cmd with every occurrence of placeholder in its words
+// replaced by each of inputs, or (placeholder "") with inputs appended as
+// arguments, as xargs and find -exec do. A placeholder inside the script
+// of sh -c is not pasted into the script's text, where it would change its
+// syntax ("rm -f {}.bak" with {} a path with spaces, or "<input>"): it
+// becomes a variable that stands for the inputs.
+func (c *invocation) runWith(cmd []wordVal, placeholder string, inputs []wordVal, via string) {
+	script := -1 // the index of sh -c's script among cmd's words
+	if len(cmd) > 0 {
+		if e := lookup(cmd[0].text); e != nil && e.spec.analyze != nil && hasSetting(e, "-c", SetCommandString) {
+			for k := 1; k+1 < len(cmd); k++ {
+				t := cmd[k].text
+				if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "--") {
+					break
+				}
+				if strings.Contains(t, "c") {
+					script = k + 1
+					break
+				}
+			}
+		}
+	}
 	out := make([]wordVal, 0, len(cmd)+len(inputs))
-	replaced := false
-	for _, w := range cmd {
-		if !hasRepl || !strings.Contains(w.text, repl) {
+	replaced, bound := false, false
+	for k, w := range cmd {
+		if placeholder == "" || !strings.Contains(w.text, placeholder) {
 			out = append(out, w)
 			continue
 		}
-		for k, in := range inputs {
-			v := substitute(w, repl, in)
-			v.alt = k > 0
+		replaced = true
+		if k == script && w.lit {
+			w.text = strings.ReplaceAll(w.text, placeholder, "${"+eachVar+"}")
+			w.pattern = escapeGlob(w.text)
+			out = append(out, w)
+			bound = true
+			continue
+		}
+		for j, in := range inputs {
+			v := substitute(w, placeholder, in)
+			v.alt = j > 0
 			out = append(out, v)
 		}
-		replaced = true
 	}
-	if !replaced {
-		for k, in := range inputs {
-			in.alt = k > 0
+	if placeholder == "" || !replaced {
+		for j, in := range inputs {
+			in.alt = j > 0
 			out = append(out, in)
 		}
 	}
-	c.run(out, c.name)
+	if bound {
+		old, had := c.a.vars[eachVar]
+		oldShown := c.a.eachShown
+		c.a.vars[eachVar] = eachOf(inputs)
+		c.a.eachShown = placeholder
+		defer func() {
+			delete(c.a.vars, eachVar)
+			if had {
+				c.a.vars[eachVar] = old
+			}
+			c.a.eachShown = oldShown
+		}()
+	}
+	c.run(out, via)
+}
+
+// hasSetting reports whether an entry has an option spelled name that turns s
+// on.
+func hasSetting(e *entry, name string, s Setting) bool {
+	o := e.byName[strings.TrimLeft(name, "-")]
+	return o != nil && o.Sets == s
 }
 
 // substitute replaces every occurrence of placeholder in w with v.
@@ -430,6 +714,7 @@ func substitute(w wordVal, placeholder string, v wordVal) wordVal {
 	w.dynamic = w.dynamic || v.dynamic
 	w.glob = w.glob || v.glob
 	w.lit = w.lit && v.lit
+	w.each = w.each || v.each
 	return w
 }
 
@@ -477,7 +762,7 @@ func find(c *invocation) {
 			m.pattern += "/"
 		}
 		m.text += "**"
-		m.glob = true
+		m.glob, m.lit = true, false
 		if len(names) == 0 {
 			// find's start path is among what it finds.
 			m.pattern = start.pattern + string(anyMark)
@@ -492,17 +777,29 @@ func find(c *invocation) {
 		}
 		return out
 	}
+	found := starts[:0:0]
 	for _, s := range starts {
 		c.path(s, Read, true)
+		if !c.missing(s) {
+			found = append(found, s)
+		}
 	}
-	prints := true // prints the paths it finds, and nothing else
+	if len(found) == 0 {
+		if c.a.piped() {
+			c.a.pipeOut = []wordVal{} // it prints nothing
+		}
+		return // it finds nothing, and does nothing with it
+	}
+	starts = found
+	dirsOnly := false // -type d came first: -delete removes empty directories only
+	prints := true    // prints the paths it finds, and nothing else
 	defer func() {
 		if !prints || !c.a.piped() {
 			return
 		}
 		out := []wordVal{}
 		for _, s := range starts {
-			out = append(out, matches(s)...)
+			out = append(out, c.existing(matches(s))...)
 		}
 		c.a.pipeOut = out
 	}()
@@ -527,33 +824,28 @@ func find(c *invocation) {
 					// Only matching entries go; a matching directory
 					// that is not empty stays.
 					for _, m := range matches(s) {
-						c.path(m, Delete, false)
+						c.deletes(m, false, dirsOnly)
 					}
 				} else {
-					c.path(s, Delete, true)
+					c.deletes(s, true, dirsOnly)
 				}
 			}
+		case t == "-type" && i+1 < len(args) && args[i+1].text == "d" && !(i > 0 && (args[i-1].text == "!" || args[i-1].text == "-not")):
+			dirsOnly = true
+			i++
 		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
 			j := i + 1
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
 				j++
 			}
+			each := j < len(args) && args[j].text == ";" // one command per path found
 			for _, s := range starts {
-				ms := matches(s)
-				var cmd []wordVal
-				for _, w := range args[i+1 : j] {
-					if !strings.Contains(w.text, "{}") {
-						cmd = append(cmd, w)
-						continue
-					}
-					for k, m := range ms {
-						v := substitute(w, "{}", m)
-						v.alt = k > 0
-						cmd = append(cmd, v)
-					}
+				ms := c.existing(matches(s))
+				if each {
+					ms = eachOf(ms)
 				}
-				if len(cmd) > 0 {
-					c.run(cmd, "find "+t)
+				if cmd := args[i+1 : j]; len(cmd) > 0 && len(ms) > 0 {
+					c.runWith(cmd, "{}", ms, "find "+t)
 				}
 			}
 			i = j
@@ -623,8 +915,11 @@ func shellCmd(c *invocation) {
 		c.a.withParams(groupWords(args[i+1:]), func() { c.script(args[i], c.name+" -c") })
 		return
 	}
+	if c.downloaded(args[i]) {
+		return
+	}
 	c.path(args[i], Read, false)
-	c.finding(WritesOutside, "unknown-command", "%s runs the script %s, which nash does not analyse", c.name, Quote(args[i].text))
+	c.finding(WritesInside, "unknown-command", "%s runs the script %s, which nash does not analyse", c.name, Quote(args[i].text))
 }
 
 // groupWords splits arguments into words, each with its values: a word
@@ -687,12 +982,13 @@ func evalCmd(c *invocation) {
 		return
 	}
 	parts := make([]string, len(c.args))
-	lit := true
+	lit, fromNet := true, false
 	for i, a := range c.args {
 		parts[i] = a.text
 		lit = lit && a.lit
+		fromNet = fromNet || a.fromNet
 	}
-	v := wordVal{text: strings.Join(parts, " "), lit: lit}
+	v := wordVal{text: strings.Join(parts, " "), lit: lit, fromNet: fromNet}
 	c.script(v, "eval")
 }
 
@@ -700,8 +996,11 @@ func source(c *invocation) {
 	if len(c.args) == 0 {
 		return
 	}
+	if c.downloaded(c.args[0]) {
+		return
+	}
 	c.path(c.args[0], Read, false)
-	c.finding(WritesOutside, "unknown-command", "%s runs the commands in %s, which nash does not analyse", c.name, Quote(c.args[0].text))
+	c.finding(WritesInside, "unknown-command", "%s runs the commands in %s, which nash does not analyse", c.name, Quote(c.args[0].text))
 }
 
 func watch(c *invocation) {
@@ -764,6 +1063,9 @@ func remove(c *invocation) {
 	switch c.name {
 	case "shred":
 		for _, o := range p.ops {
+			if c.missing(o) {
+				continue
+			}
 			c.path(o, Write, false)
 			if c.e.is(p, SetRemove) {
 				c.path(o, Delete, false)
@@ -778,9 +1080,194 @@ func remove(c *invocation) {
 	}
 	recursive := c.e.is(p, SetRecursive)
 	recursive = recursive || c.name == "trash" || c.name == "trash-put" || c.name == "gio" || c.name == "srm"
+	emptyOnly := c.name == "rmdir" || c.name == "rm" && !recursive && p.has("d", "dir")
 	for _, o := range p.ops {
-		c.path(o, Delete, recursive)
+		c.deletes(o, recursive, emptyOnly)
 	}
+}
+
+// deletes records the removal of v, unless Files says it is not there,
+// with the finding it deserves: a deletion loses what was there, unless
+// only empty directories go (rmdir), the script made the path itself (a
+// temporary file), or an earlier cp copied it (cp a b && rm a moves a).
+func (c *invocation) deletes(v wordVal, recursive, emptyOnly bool) {
+	if c.missing(v) {
+		return
+	}
+	u, ok := c.a.use(v, Delete, recursive, c.name, c.line)
+	if !ok {
+		return
+	}
+	w := what(u, c.name)
+	switch {
+	case emptyOnly:
+		c.finding(c.a.writeRisk(u), "delete", "%s removes %s if it is an empty directory (nothing in it is lost)", c.name, w)
+	case c.a.made(u):
+		c.finding(c.a.writeRisk(u), "delete", "%s deletes %s, which the script itself made", c.name, w)
+	case c.a.copied[u.Path] != "":
+		dest := PathUse{Path: c.a.copied[u.Path], Dynamic: strings.ContainsAny(c.a.copied[u.Path], "$`")}
+		r := max(c.a.writeRisk(u), c.a.writeRisk(dest))
+		c.finding(r, "rename", "%s deletes %s after it was copied to %s: together they move it", c.name, w, Quote(dest.Path))
+	default:
+		c.a.findingFor(u, c.name, c.line)
+	}
+}
+
+// atMostOne reports whether Files says at most one path matches v.
+func (c *invocation) atMostOne(v wordVal) bool {
+	n, known := c.a.exists(v)
+	return known && n <= 1
+}
+
+// existing returns the values some existing path may match: all of them,
+// but those Files says match nothing.
+func (c *invocation) existing(vals []wordVal) []wordVal {
+	out := vals[:0:0]
+	for _, v := range vals {
+		if n, known := c.a.exists(v); !known || n > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// missing reports whether Files says that no path matches v, recording a
+// finding that says so: the command does nothing to it.
+func (c *invocation) missing(v wordVal) bool {
+	n, known := c.a.exists(v)
+	if !known || n > 0 {
+		return false
+	}
+	show, _, _ := c.a.resolve(v)
+	c.finding(ReadOnly, "missing", "%s: %s does not exist, so it changes nothing there", c.name, Quote(show))
+	return true
+}
+
+// exists returns how many paths match v before the script runs, and
+// whether that is known: only with Files, for a path that does not depend
+// on run time, in a tree small enough to look through, and that the script
+// may not have changed before.
+func (a *analyzer) exists(v wordVal) (n int, known bool) {
+	if a.cfg.files == nil || a.unsure || v.dynamic || v.procSubst {
+		return 0, false
+	}
+	_, pattern, dynamic := a.resolve(v)
+	if dynamic || a.changedBefore(pattern) {
+		return 0, false
+	}
+	return a.count(pattern)
+}
+
+// isDir reports whether v names an existing directory, and whether that
+// is known.
+func (a *analyzer) isDir(v wordVal) (dir, known bool) {
+	if strings.HasSuffix(v.text, "/") {
+		return true, true
+	}
+	n, known := a.exists(v)
+	if !known || n == 0 || v.glob {
+		return false, known && n == 0
+	}
+	show, _, _ := a.resolve(v)
+	fi, err := fs.Stat(a.cfg.files, fsName(show))
+	return err == nil && fi.IsDir(), true
+}
+
+// maxWalk bounds how many entries count looks at to match a pattern of
+// any depth.
+const maxWalk = 5000
+
+// count returns how many existing paths match an absolute pattern, and
+// whether that is known.
+func (a *analyzer) count(pattern string) (int, bool) {
+	if !strings.HasPrefix(pattern, "/") {
+		return 0, false
+	}
+	if n, ok := a.counted[pattern]; ok {
+		return n, n >= 0
+	}
+	n := -1
+	defer func() { a.counted[pattern] = n }()
+	deep := strings.ContainsRune(pattern, anyMark) || strings.Contains(pattern, "**")
+	if !deep {
+		m, err := fs.Glob(a.cfg.files, fsName(pattern))
+		if err != nil {
+			return 0, false
+		}
+		n = len(m)
+		return n, true
+	}
+	root := literalPrefix(pattern)
+	root = root[:strings.LastIndexByte(root, '/')+1]
+	if root == "/" || root == "" {
+		return 0, false // all of / is too much to look through
+	}
+	seen, found := 0, 0
+	err := fs.WalkDir(a.cfg.files, fsName(root), func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxWalk {
+			return fs.SkipAll
+		}
+		if matchPath(pattern, "/"+p) {
+			found++
+		}
+		return nil
+	})
+	if seen > maxWalk {
+		return 0, false
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			return 0, false
+		}
+	}
+	n = found
+	return n, true
+}
+
+// fsName turns an absolute path or pattern into a name in Files' view of
+// /: no leading slash, "." for / itself.
+func fsName(p string) string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// changedBefore reports whether an earlier use of the script may have
+// created, changed or removed a path matching pattern.
+func (a *analyzer) changedBefore(pattern string) bool {
+	lp := literalPrefix(pattern)
+	for _, u := range a.rep.Paths {
+		if u.Access == Read {
+			continue
+		}
+		up := literalPrefix(u.Pattern)
+		if strings.HasPrefix(lp, up) || strings.HasPrefix(up, lp) {
+			return true
+		}
+	}
+	return false
+}
+
+// made reports whether the script itself wrote or created the path of a
+// deletion before, and it did not exist before the script (as far as
+// Files can tell): deleting it loses nothing that was there.
+func (a *analyzer) made(d PathUse) bool {
+	for _, u := range a.rep.Paths {
+		if (u.Access == Write || u.Access == Create) && u.Path == d.Path {
+			if a.cfg.files == nil || d.Dynamic {
+				return true
+			}
+			n, known := a.count(strings.ReplaceAll(d.Pattern, "**", string(anyMark)))
+			return !known || n == 0
+		}
+	}
+	return false
 }
 
 // copyMove: cp, mv, install, ln, rename.
@@ -798,12 +1285,17 @@ func copyMove(c *invocation) {
 			skip = len(ops)
 		}
 		for _, o := range ops[skip:] {
-			c.path(o, Delete, false)
+			if c.missing(o) {
+				continue
+			}
+			u, ok := c.a.use(o, Delete, false, c.name, c.line)
 			d := o
 			d.text = path.Dir(o.text) + "/" + inputText
 			d.pattern = escapeGlob(path.Dir(o.text)) + "/" + string(anyMark)
 			d.dynamic, d.lit = true, false
-			c.path(d, Create, false)
+			if _, ok2 := c.a.use(d, Create, false, c.name, c.line); ok && ok2 {
+				c.finding(c.a.writeRisk(u), "rename", "%s renames %s (to names its expression gives)", c.name, what(u, c.name))
+			}
 		}
 		return
 	}
@@ -817,6 +1309,7 @@ func copyMove(c *invocation) {
 	named := true // dest was given, and may be a directory
 	if t, ok := p.val("t", "target-directory"); ok {
 		dest = t
+		dest.text = strings.TrimSuffix(dest.text, "/") + "/" // a directory
 	} else if len(ops) >= 2 {
 		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
 	} else if len(ops) == 1 && (c.name == "ln" || c.name == "link") {
@@ -829,22 +1322,115 @@ func copyMove(c *invocation) {
 	}
 	switch c.name {
 	case "mv":
-		for _, o := range ops {
-			c.path(o, Delete, true)
-		}
-		c.path(dest, Create, true)
+		c.move(ops, dest)
 	case "ln", "link":
 		// Like cp, ln makes dest/name when dest is a directory.
 		c.path(dest, Create, named)
 	default: // cp, install
 		rec := c.e.is(p, SetRecursive)
+		var srcs []wordVal
 		for _, o := range ops {
-			c.path(o, Read, rec)
+			if !c.missing(o) {
+				srcs = append(srcs, o)
+				c.path(o, Read, rec)
+			}
 		}
-		c.path(dest, Create, true)
-		if p.has("remove-destination") {
-			c.path(dest, Delete, false)
+		if len(srcs) == 0 && len(ops) > 0 {
+			return // nothing to copy: cp fails
 		}
+		into, _ := c.a.isDir(dest)
+		d, ok := c.a.use(dest, Create, true, c.name, c.line)
+		if !ok {
+			return
+		}
+		c.a.findingFor(d, c.name, c.line)
+		for _, o := range srcs {
+			show, _, _ := c.a.resolve(o)
+			to := d.Path
+			if into {
+				to += "/" + path.Base(show)
+			}
+			c.a.copied[show] = to
+		}
+	}
+}
+
+// move records what mv does: each source goes to dest, or into it when it
+// is a directory. Its finding says so in words ("renames a to b here",
+// "moves 3 files into old/"), and says when files are lost: a source that
+// stands for one path per run (a loop variable, xargs -I, find -exec ;)
+// moved each time onto the one name dest, which is not a directory, leaves
+// only the last.
+func (c *invocation) move(srcs []wordVal, dest wordVal) {
+	into, known := c.a.isDir(dest) // before the move changes it
+	var us []PathUse
+	var vals []wordVal
+	for _, o := range srcs {
+		if c.missing(o) {
+			continue
+		}
+		if u, ok := c.a.use(o, Delete, true, "mv", c.line); ok {
+			us, vals = append(us, u), append(vals, o)
+		}
+	}
+	if len(us) == 0 {
+		return // nothing to move: mv fails
+	}
+	d, ok := c.a.use(dest, Create, true, "mv", c.line)
+	if !ok {
+		return
+	}
+	r := c.a.writeRisk(d)
+	for _, u := range us {
+		r = max(r, c.a.writeRisk(u))
+	}
+	src, many := us[0], len(us) > 1 || vals[0].each || vals[0].glob || vals[0].dynamic
+	count := ""
+	if n, ok := c.a.exists(vals[0]); ok && len(us) == 1 && (vals[0].glob || vals[0].each) {
+		count = fmt.Sprintf("%d %s", n, plural(n, "file", "files"))
+	}
+	srcDir, destDir := path.Dir(src.Path), path.Dir(d.Path)
+	here := ""
+	switch {
+	case srcDir == c.a.cfg.dir && c.a.cfg.dir != "":
+		here = " here"
+	case !src.Dynamic || !strings.ContainsAny(srcDir, "$`<"):
+		here = " in " + Quote(srcDir)
+	}
+	name := func(u PathUse, dir string) string {
+		if rel, ok := strings.CutPrefix(u.Path, dir+"/"); ok && dir != "" {
+			return Quote(rel)
+		}
+		return Quote(u.Path)
+	}
+	switch {
+	case vals[0].each && !into && known && !d.Dynamic && !d.Glob && !c.atMostOne(vals[0]):
+		c.finding(r, "rename", "mv moves %s to %s", what(src, "mv"), Quote(d.Path))
+		c.finding(Deletes, "delete", "mv moves each of %s onto the one name %s, which is not a directory: each replaces the one before, so all but the last are lost",
+			what(src, "mv"), Quote(d.Path))
+	case into:
+		what := what(src, "mv")
+		if count != "" {
+			what = count + " (" + Quote(src.Path) + ")"
+		} else if len(us) > 1 {
+			what = fmt.Sprintf("%d paths", len(us))
+		}
+		c.finding(r, "rename", "mv moves %s into %s", what, Quote(d.Path))
+	case len(us) == 1 && srcDir == destDir && !strings.Contains(d.Path, inputText):
+		switch {
+		case count != "":
+			c.finding(r, "rename", "mv renames %s%s (%s to %s)", count, here, name(src, srcDir), name(d, destDir))
+		case many:
+			c.finding(r, "rename", "mv renames each %s%s to %s", name(src, srcDir), here, name(d, destDir))
+		default:
+			c.finding(r, "rename", "mv renames %s to %s%s", name(src, srcDir), name(d, destDir), here)
+		}
+	default:
+		dest := Quote(d.Path)
+		if d.Dynamic && !strings.Contains(d.Path, inputText) {
+			dest += " (known only at run time)"
+		}
+		c.finding(r, "rename", "mv moves %s to %s", what(src, "mv"), dest)
 	}
 }
 
@@ -933,6 +1519,9 @@ func chmod(c *invocation) {
 		ops = ops[1:] // the mode, owner or attributes
 	}
 	for _, o := range ops {
+		if c.missing(o) {
+			continue
+		}
 		c.path(o, Meta, recursive)
 	}
 }
@@ -1025,6 +1614,9 @@ func interpreter(c *invocation) {
 	}
 	if !program && !progFile && len(ops) > 0 {
 		if c.name != "sed" {
+			if c.downloaded(ops[0]) {
+				return
+			}
 			c.path(ops[0], Read, false)
 		}
 		ops = ops[1:]
@@ -1132,6 +1724,9 @@ func compressFiles(c *invocation, p parsed) {
 	toStdout := c.e.is(p, SetStdout)
 	keep := c.e.is(p, SetKeep) || ((c.name == "zstd" || c.name == "unzstd" || c.name == "lz4") && !p.has("rm"))
 	for _, o := range p.ops {
+		if c.missing(o) {
+			continue
+		}
 		if c.e.is(p, SetRecursive) {
 			c.path(o, Write, true)
 			continue
@@ -1326,7 +1921,7 @@ func rsync(c *invocation) {
 		if len(p.ops) < 2 {
 			for _, o := range p.ops {
 				if isRemote(o.text) {
-					c.finding(ReadOnly, "network", "%s contacts %s", c.name, Quote(o.text))
+					c.finding(Network, "network", "%s contacts %s", c.name, Quote(o.text))
 				}
 			}
 			return
@@ -1335,7 +1930,7 @@ func rsync(c *invocation) {
 		dry := c.e.is(p, SetDryRun)
 		for _, s := range srcs {
 			if isRemote(s.text) {
-				c.finding(ReadOnly, "network", "%s downloads from %s", c.name, Quote(s.text))
+				c.finding(Network, "network", "%s downloads from %s", c.name, Quote(s.text))
 				continue
 			}
 			c.path(s, Read, true)
@@ -1375,7 +1970,7 @@ func ssh(c *invocation) {
 func networkCmd(c *invocation) {
 	switch c.name {
 	case "ping", "ping6", "traceroute", "tracepath", "dig", "nslookup", "host", "whois", "mtr", "nmap":
-		c.finding(ReadOnly, "network", "%s contacts other hosts", c.name)
+		c.finding(Network, "network", "%s contacts other hosts", c.name)
 	case "mail", "mailx", "sendmail", "mutt", "mpack", "ssmtp", "msmtp":
 		c.finding(CannotUndo, "network", "%s sends mail, which the sandbox cannot undo", c.name)
 		c.optionValues(c.parse(), func(o *OptionSpec, _ string, v wordVal) { c.pathRole(v, o.Arg, false) })
@@ -1401,7 +1996,7 @@ func curl(c *invocation) {
 	if send {
 		c.finding(CannotUndo, "network", "curl sends data to %s, which the sandbox cannot undo", where)
 	} else {
-		c.finding(ReadOnly, "network", "curl downloads from %s", where)
+		c.finding(Network, "network", "curl downloads from %s", where)
 	}
 	c.optionPaths(p)
 	if c.e.is(p, SetRemoteName) {
@@ -1459,7 +2054,7 @@ func wget(c *invocation) {
 	if send {
 		c.finding(CannotUndo, "network", "%s sends data to %s, which the sandbox cannot undo", c.name, where)
 	} else {
-		c.finding(ReadOnly, "network", "%s downloads from %s", c.name, where)
+		c.finding(Network, "network", "%s downloads from %s", c.name, where)
 	}
 	c.optionPaths(p)
 	dir := c.cwd()
@@ -1519,7 +2114,7 @@ sub:
 		if len(p.ops) == 0 {
 			return
 		}
-		c.finding(ReadOnly, "network", "git clone downloads %s", Quote(p.ops[0].text))
+		c.finding(Network, "network", "git clone downloads %s", Quote(p.ops[0].text))
 		var dest wordVal
 		if len(p.ops) > 1 {
 			dest = p.ops[1]
@@ -1532,10 +2127,10 @@ sub:
 		}
 		c.path(dest, Create, true)
 	case "fetch", "remote", "submodule", "ls-remote":
-		c.finding(ReadOnly, "network", "git %s contacts a remote repository", sub)
+		c.finding(Network, "network", "git %s contacts a remote repository", sub)
 		c.path(gitDir, Write, true)
 	case "pull":
-		c.finding(ReadOnly, "network", "git pull downloads from a remote repository")
+		c.finding(Network, "network", "git pull downloads from a remote repository")
 		c.path(repo, Write, true)
 	case "push":
 		c.finding(CannotUndo, "network", "git push sends commits to a remote repository, which the sandbox cannot undo")
@@ -1783,7 +2378,7 @@ func packageCmd(c *invocation) {
 	if c.looks() || sub != "" && slices.Contains(c.e.spec.Subcommands, sub) {
 		switch sub {
 		case "search", "show", "info", "-Ss", "-Si", "view", "outdated", "find", "policy", "madison", "check-update", "list-updates":
-			c.finding(ReadOnly, "network", "%s %s may contact a package index", c.name, sub)
+			c.finding(Network, "network", "%s %s may contact a package index", c.name, sub)
 		}
 		return
 	}
@@ -1792,7 +2387,7 @@ func packageCmd(c *invocation) {
 	}
 	switch c.name {
 	case "npm", "yarn", "pnpm":
-		c.finding(ReadOnly, "network", "%s %s downloads packages", c.name, sub)
+		c.finding(Network, "network", "%s %s downloads packages", c.name, sub)
 		if sub == "run" || sub == "start" || sub == "test" || sub == "exec" || sub == "run-script" {
 			c.finding(WritesInside, "unknown-command", "%s %s runs scripts nash does not analyse", c.name, sub)
 			return
@@ -1810,7 +2405,7 @@ func packageCmd(c *invocation) {
 			return
 		}
 	}
-	c.finding(ReadOnly, "network", "%s %s downloads packages", c.name, sub)
+	c.finding(Network, "network", "%s %s downloads packages", c.name, sub)
 	c.finding(WritesOutside, "write", "%s %s changes installed packages outside the working directory", c.name, sub)
 }
 

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -135,6 +136,12 @@ func TestRegistryNoDeadBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	analyses := map[string]bool{}
+	for _, s := range commandTable {
+		if s.analyze != nil {
+			analyses[funcName(s.analyze)] = true
+		}
+	}
 	isName := func(e ast.Expr) bool {
 		sel, ok := e.(*ast.SelectorExpr)
 		return ok && sel.Sel.Name == "name"
@@ -172,6 +179,9 @@ func TestRegistryNoDeadBranches(t *testing.T) {
 			if e == nil {
 				t.Errorf("%s: %s tests for %q, which has no entry: a dead branch", fset.Position(l.Pos()), fn.Name.Name, name)
 				continue
+			}
+			if !analyses[fn.Name.Name] && !slices.ContainsFunc(slices.Collect(maps.Keys(analyses)), func(a string) bool { return calls(f, a, fn.Name.Name) }) {
+				continue // not an analysis of its own (printed, for any command in a pipeline)
 			}
 			if e.spec.analyze == nil {
 				t.Errorf("%s: %s tests for %q, whose entry has no analysis of its own: a dead branch", fset.Position(l.Pos()), fn.Name.Name, name)

@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,9 +188,16 @@ func observeLabels(sb *Sandbox, p *Pending, rep *effects.Report, dir string) run
 			tr.did[effects.WritesOutside], tr.why[effects.WritesOutside] = true, string(c.Kind)+" "+c.Path
 		}
 	}
-	if rep.Network {
+	why := ""
+	switch prog := missingProgram(rep); {
+	case rep.Network:
+		why = "it needs the network, which the evaluation's sandbox does not have"
+	case prog != "":
+		why = prog + " is not installed here"
+	}
+	if why != "" {
 		for _, l := range judgedLabels {
-			tr.unobservable[l] = "it needs the network, which the evaluation's sandbox does not have"
+			tr.unobservable[l] = why
 		}
 		return tr
 	}
@@ -218,15 +227,29 @@ func observeLabels(sb *Sandbox, p *Pending, rep *effects.Report, dir string) run
 }
 
 // readOnlyArea returns the entry of ro that makes p read-only in the
-// sandbox, or "": p itself, a path under it, or a new entry directly in a
-// directory listed as "DIR/ (new entries)".
+// sandbox, or "": p itself, a path under it, or a path whose first missing
+// ancestor would be a new entry in a directory listed as "DIR/ (new
+// entries)" (/path/to/x, when / has no "path").
 func readOnlyArea(p string, ro []string) string {
+	p = strings.TrimSuffix(strings.SplitN(p, "*", 2)[0], "/")
+	if p == "" {
+		p = "/"
+	}
+	first := p // the first ancestor of p (or p) that does not exist
+	for a := p; ; a = path.Dir(a) {
+		if _, err := os.Lstat(a); err != nil {
+			first = a
+		}
+		if a == "/" || a == "." {
+			break
+		}
+	}
 	for _, r := range ro {
 		if d, ok := strings.CutSuffix(r, "/ (new entries)"); ok {
 			if d == "" {
 				d = "/"
 			}
-			if p == d || path.Dir(p) == d {
+			if p == d || path.Dir(first) == d {
 				return r
 			}
 			continue
@@ -236,6 +259,45 @@ func readOnlyArea(p string, ro []string) string {
 		}
 	}
 	return ""
+}
+
+// builtins are the names bash runs itself, not from PATH.
+var builtins = sync.OnceValue(func() map[string]bool {
+	out, _ := exec.Command("bash", "-c", "compgen -b; compgen -k").Output()
+	m := map[string]bool{}
+	for _, n := range strings.Fields(string(out)) {
+		m[n] = true
+	}
+	return m
+})
+
+// missingProgram returns the first command a report says runs that is not
+// installed on this machine (and is not a builtin or a function the script
+// defines), or "": its run shows only "command not found".
+func missingProgram(rep *effects.Report) string {
+	for _, c := range rep.Commands {
+		if c.Dynamic || builtins()[c.Name] || c.Name == "" {
+			continue
+		}
+		if _, err := exec.LookPath(c.Name); err != nil && !definesFunction(rep, c.Name) {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// definesFunction reports whether a script's commands include a call of a
+// function by that name, which the analysis lists with the function's
+// name in Via.
+func definesFunction(rep *effects.Report, name string) bool {
+	for _, c := range rep.Commands {
+		for _, v := range c.Via {
+			if v == "function "+name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dirTimesOnly reports whether a change is a directory's times alone.
@@ -500,7 +562,7 @@ func TestNL2BashLabels(t *testing.T) {
 	for i := 0; i < len(cmds); i += step {
 		cmd := cmds[i]
 		id := fmt.Sprintf("line %d", i+1)
-		rep, err := effects.Analyze(cmd, effects.Dir(dir), effects.Home(home))
+		rep, err := effects.Analyze(cmd, effects.Dir(dir), effects.Home(home), effects.Files(os.DirFS("/")))
 		if err != nil {
 			parseErrors++
 			continue

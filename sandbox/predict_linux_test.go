@@ -129,7 +129,7 @@ func TestInterCodePrediction(t *testing.T) {
 				continue
 			}
 			cmd := intercode.Map(gold, base)
-			rep, err := effects.Analyze(cmd, effects.Dir(base), effects.Home(home))
+			rep, err := effects.Analyze(cmd, effects.Dir(base), effects.Home(home), effects.Files(os.DirFS("/")))
 			if err != nil {
 				parseErrors++
 				rep = &effects.Report{}
