@@ -3,6 +3,7 @@ package effects
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strconv"
@@ -35,6 +36,13 @@ func Analyze(script string, opts ...Option) (*Report, error) {
 	}
 	if cfg.home != "" {
 		cfg.home = path.Clean(cfg.home)
+	}
+	if cfg.files != nil {
+		// A view of the disk without the working directory in it is not
+		// the one the script runs on: it tells nothing.
+		if fi, err := fs.Stat(cfg.files, fsName(cfg.dir)); cfg.dir == "" || err != nil || !fi.IsDir() {
+			cfg.files = nil
+		}
 	}
 	f, err := parse(script)
 	if err != nil {
@@ -226,7 +234,14 @@ func (a *analyzer) pos(n syntax.Node) (int, int) {
 }
 
 // source returns the source text of n.
-func (a *analyzer) source(n syntax.Node) string {
+func (a *analyzer) source(n syntax.Node) (src string) {
+	// A brace expansion with an empty element ({,}) has no position:
+	// syntax's Pos indexes its missing first word.
+	defer func() {
+		if recover() != nil {
+			src = "?"
+		}
+	}()
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
 	if start < 0 || end > len(a.src) || start > end {
 		return "?"
@@ -601,6 +616,9 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 			a.substs(as.Array)
 		}
 	}
+	// The position first: expanding braces ({,}) changes the words, and an
+	// empty brace element has none.
+	line, col := a.pos(c.Args[0])
 	var args []wordVal
 	for _, w := range c.Args {
 		args = append(args, a.wordVals(w)...)
@@ -608,7 +626,6 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if len(args) == 0 {
 		return
 	}
-	line, col := a.pos(c.Args[0])
 	old := a.cur
 	a.cur = c
 	a.exec(args, line, col)
@@ -638,7 +655,9 @@ func (a *analyzer) redirects(s *syntax.Stmt, label string) {
 			switch r.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 				syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
-				a.path(v, Write, false, label, line)
+				if !a.parentMissing(v, label, line) {
+					a.path(v, Write, false, label, line)
+				}
 			case syntax.RdrIn:
 				a.path(v, Read, false, label, line)
 			case syntax.RdrInOut:

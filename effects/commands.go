@@ -24,8 +24,9 @@ import (
 var commandTable = []CommandSpec{
 	// Commands that touch no file.
 	quiet("echo"), quiet("printf"), quiet("df"), quiet("pwd"), quiet("cal"), quiet("whoami"), quiet("id"),
-	quiet("groups"), quiet("uname"), quiet("hostname"), quiet("uptime"), quiet("free"), quiet("ps"), quiet("top"),
-	quiet("htop"), quiet("pgrep"), quiet("pidof"), quiet("lsof"), quiet("netstat"), quiet("ss"), quiet("printenv"),
+	quiet("groups"), quiet("uname"), quiet("hostname"), quiet("uptime"), quiet("free"), quiet("ps"),
+	{Name: "top", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/procps", RoleCreate}}},
+	{Name: "htop", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/htop", RoleCreate}}}, quiet("pgrep"), quiet("pidof"), quiet("lsof"), quiet("netstat"), quiet("ss"), quiet("printenv"),
 	quiet("history"), quiet("true"), quiet("false"), quiet("test"), quiet("["), quiet("sleep"), quiet("seq"),
 	quiet("yes"), quiet("expr"), quiet("bc"), quiet("dc"), quiet("wait"), quiet("jobs"), quiet("fg"), quiet("bg"),
 	quiet("set"), quiet("shift"), quiet("alias"), quiet("unalias"), quiet("hash"), quiet("ulimit"), quiet("umask"),
@@ -41,7 +42,13 @@ var commandTable = []CommandSpec{
 	quiet("suspend"), quiet("numfmt"), quiet("factor"), quiet("cowsay"), quiet("lsmod"), quiet("ifconfig"),
 	quiet("iwconfig"), quiet("route"), quiet("arp"), quiet("xclip"), quiet("xsel"), quiet("pbcopy"),
 	quiet("pbpaste"), quiet("lsb_release"), quiet("hostid"), quiet("logname"), quiet("sensors"), quiet("fuser"),
-	quiet("pstree"), quiet("dircolors"), quiet("chage"), quiet("quota"), quiet("vdir"), quiet("dir"),
+	quiet("pstree"), quiet("dircolors"),
+	{Name: "tmux", Class: ClassRuns, analyze: session, Also: []AlsoSpec{{"/tmp/tmux-*", RoleTarget}},
+		Operands: operands("[SUBCOMMAND=subcommand] [ARG...=value]"),
+		Subcommands: []string{"ls", "list-sessions", "list-windows", "list-panes", "list-clients", "list-keys",
+			"list-commands", "has-session", "has", "display-message", "display", "show-options", "show", "info", "-V"}},
+	{Name: "screen", Class: ClassRuns, analyze: session, Also: []AlsoSpec{{"/run/screen", RoleTarget}},
+		Operands: operands("[ARG...=value]"), Subcommands: []string{"-ls", "-list", "-v", "-version"}}, quiet("chage"), quiet("quota"), quiet("vdir"), quiet("dir"),
 
 	// Commands that read their operands and change nothing.
 	reads("cat", ""), reads("tac", "-s,--separator=", "[FILE...=read]", filter),
@@ -184,7 +191,7 @@ var commandTable = []CommandSpec{
 	{Name: "mmv", Class: ClassWrites, analyze: copyMove, Operands: operands("FROM=value TO=value")},
 
 	// Commands that create files and directories.
-	{Name: "mkdir", Class: ClassWrites, Options: opts(mkOpts + " -p,--parents"), Operands: operands("DIR...=create")},
+	{Name: "mkdir", Class: ClassWrites, Options: opts(mkOpts + " -p,--parents:parents"), Operands: operands("DIR...=create")},
 	{Name: "mkfifo", Class: ClassWrites, Options: opts(mkOpts), Operands: operands("NAME...=create")},
 	{Name: "mknod", Class: ClassWrites, Options: opts(mkOpts), Operands: operands("NAME=create TYPE=value [MAJOR=value] [MINOR=value]")},
 	{Name: "touch", Class: ClassWrites, Options: opts("-r,--reference=read -d,--date= -t="), Operands: operands("FILE...=write")},
@@ -341,8 +348,8 @@ var commandTable = []CommandSpec{
 	system("at", "schedules a job", "-l", "-c"),
 	system("batch", "schedules a job"),
 	system("atrm", "removes scheduled jobs"),
-	system("mount", "mounts a file system", "", "-l"),
-	system("umount", "unmounts a file system"),
+	withAlso(system("mount", "mounts a file system", "", "-l"), AlsoSpec{"/run/mount", RoleTarget}),
+	withAlso(system("umount", "unmounts a file system"), AlsoSpec{"/run/mount", RoleTarget}),
 	system("swapon", "changes swap space", "", "--show", "-s", "--summary"),
 	system("swapoff", "changes swap space"),
 	system("mkswap", "makes a swap area"),
@@ -426,6 +433,12 @@ var commandTable = []CommandSpec{
 	accounts("groupmod"), accounts("passwd"), accounts("chpasswd"), accounts("adduser"), accounts("deluser"),
 	accounts("addgroup"), accounts("delgroup"), accounts("gpasswd"), accounts("visudo"), accounts("chsh"),
 	accounts("chfn"),
+}
+
+// withAlso adds paths a command writes of its own accord to its entry.
+func withAlso(s CommandSpec, also ...AlsoSpec) CommandSpec {
+	s.Also = append(s.Also, also...)
+	return s
 }
 
 // Option lists several entries share.

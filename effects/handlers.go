@@ -85,6 +85,11 @@ func (a *analyzer) exec(args []wordVal, line, col int) {
 	case e.spec.Class != ClassQuiet:
 		byRoles(inv)
 	}
+	if len(e.spec.Also) > 0 && (e.spec.Class != ClassSystem || !inv.looks()) {
+		for _, x := range e.spec.Also {
+			inv.also(x)
+		}
+	}
 	if a.piped() && a.pipeOut == nil {
 		a.pipeOut = inv.printed()
 	}
@@ -203,7 +208,11 @@ func (c *invocation) printed() []wordVal {
 
 // under returns a value for any path under dir.
 func under(dir wordVal) wordVal {
-	v := join(dir, "")
+	v := dir
+	if !strings.HasSuffix(v.text, "/") {
+		v.text += "/"
+		v.pattern += "/"
+	}
 	v.text += "**"
 	v.pattern += string(anyMark)
 	v.glob, v.lit = true, false
@@ -244,6 +253,37 @@ func sedAnchor(script string) (front bool, add string, ok bool) {
 		return false, parts[1], true
 	}
 	return false, "", false
+}
+
+// also records a path a command writes of its own accord: what RoleCreate
+// makes is made only when it is missing.
+func (c *invocation) also(x AlsoSpec) {
+	p := x.Path
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if c.a.cfg.home == "" {
+			return
+		}
+		p = c.a.cfg.home + "/" + rest
+	}
+	v := literal(p)
+	if strings.Contains(p, "*") {
+		v.pattern, v.glob = strings.ReplaceAll(escapeGlob(p), `\*`, "*"), true
+	}
+	if x.Role == RoleCreate {
+		if n, known := c.a.exists(v); known && n > 0 {
+			return
+		}
+	}
+	c.pathRole(v, x.Role, false)
+}
+
+// session: tmux and screen run commands in a terminal session that nash
+// does not follow, unless asked only to list or show.
+func session(c *invocation) {
+	if c.looks() {
+		return
+	}
+	c.finding(WritesInside, "unknown-command", "%s runs commands in a session nash does not follow; the sandbox will show what they change", c.name)
 }
 
 // shown is text as the person wrote it: the variable a placeholder in an
@@ -591,9 +631,13 @@ func xargs(c *invocation) {
 	p := c.parse()
 	c.optionValues(p, func(o *OptionSpec, _ string, v wordVal) { c.pathRole(v, o.Arg, false) })
 	cmd := p.ops
+	var given []wordVal // parallel's inputs after :::
 	if c.name == "parallel" {
 		for i, o := range cmd {
 			if o.text == ":::" || o.text == "::::" {
+				if o.text == ":::" {
+					given = eachOf(cmd[i+1:])
+				}
 				cmd = cmd[:i]
 				break
 			}
@@ -615,12 +659,18 @@ func xargs(c *invocation) {
 		each = true
 	}
 	inputs := []wordVal{inputVal()}
-	if c.a.piped() && c.a.pipeIn != nil {
+	switch {
+	case given != nil:
+		inputs = given
+	case c.a.piped() && c.a.pipeIn != nil:
 		// What find printed before it in the pipeline.
 		inputs = c.a.pipeIn
 		if len(inputs) == 0 && (hasRepl || p.has("r", "no-run-if-empty")) {
 			return // no input: the command does not run
 		}
+	}
+	if c.name == "parallel" {
+		cmd = parallelScript(cmd)
 	}
 	for i := range inputs {
 		inputs[i].each = each
@@ -629,6 +679,26 @@ func xargs(c *invocation) {
 		repl = ""
 	}
 	c.runWith(cmd, repl, inputs, c.name)
+}
+
+// parallelScript turns parallel's command into the shell script parallel
+// runs: its words joined by spaces, with {.} (the input without its
+// extension) as ${each%.*}, for runWith to bind {}.
+func parallelScript(cmd []wordVal) []wordVal {
+	words := make([]string, len(cmd))
+	lit := true
+	for i, w := range cmd {
+		words[i], lit = w.text, lit && w.lit
+	}
+	if !lit {
+		return cmd
+	}
+	script := strings.Join(words, " ")
+	if !strings.Contains(script, "{}") && !strings.Contains(script, "{.}") {
+		script += " {}" // the input goes last
+	}
+	script = strings.ReplaceAll(script, "{.}", "${"+eachVar+"%.*}")
+	return []wordVal{literal("sh"), literal("-c"), literal(script)}
 }
 
 // eachVar is the variable a placeholder ({}) in a script run by sh -c
@@ -764,8 +834,12 @@ func find(c *invocation) {
 		m.text += "**"
 		m.glob, m.lit = true, false
 		if len(names) == 0 {
-			// find's start path is among what it finds.
-			m.pattern = start.pattern + string(anyMark)
+			// find's start path is among what it finds (but not ".").
+			if base := strings.TrimSuffix(start.pattern, "/"); base == "." {
+				m.pattern = "./" + string(anyMark)
+			} else {
+				m.pattern = base + string(anyMark)
+			}
 			return []wordVal{m}
 		}
 		m.pattern += string(anyMark)
@@ -886,13 +960,16 @@ func shellCmd(c *invocation) {
 		}
 		return
 	}
-	hasC := false
+	hasC, stdin := false, false
 	i := 0
 	for ; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
 			i++
 			break
+		}
+		if t == "-s" || !strings.HasPrefix(t, "--") && strings.HasPrefix(t, "-") && strings.Contains(t, "s") && !strings.Contains(t, "c") {
+			stdin = true // -s: the script comes from the input; the rest are its arguments
 		}
 		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") || t == "-" {
 			break
@@ -908,7 +985,7 @@ func shellCmd(c *invocation) {
 			hasC = true
 		}
 	}
-	if i >= len(args) {
+	if i >= len(args) || stdin && !hasC {
 		return // reads commands from its input
 	}
 	if hasC {
@@ -1113,10 +1190,30 @@ func (c *invocation) deletes(v wordVal, recursive, emptyOnly bool) {
 	}
 }
 
-// atMostOne reports whether Files says at most one path matches v.
-func (c *invocation) atMostOne(v wordVal) bool {
-	n, known := c.a.exists(v)
-	return known && n <= 1
+// parentMissing reports whether Files says the directory v would be
+// written in does not exist, recording a finding that says so: the write
+// fails.
+func (a *analyzer) parentMissing(v wordVal, cmd string, line int) bool {
+	if a.cfg.files == nil || a.unsure || v.dynamic || v.procSubst || v.text == "" {
+		return false
+	}
+	_, pattern, dynamic := a.resolve(v)
+	if dynamic {
+		return false
+	}
+	lp := literalPrefix(pattern)
+	dir := path.Dir(lp)
+	if lp != pattern { // a wildcard follows: its directory is what comes before
+		dir = strings.TrimSuffix(lp[:strings.LastIndexByte(lp, '/')+1], "/")
+	}
+	if dir == "" || dir == "." || dir == "/" || a.changedBefore(escapeGlob(dir)) {
+		return false
+	}
+	if n, known := a.count(escapeGlob(dir)); !known || n > 0 {
+		return false
+	}
+	a.finding(ReadOnly, "missing", fmt.Sprintf("%s: %s does not exist, so nothing can be written in it", cmd, Quote(dir)), line)
+	return true
 }
 
 // existing returns the values some existing path may match: all of them,
@@ -1308,6 +1405,9 @@ func copyMove(c *invocation) {
 	var dest wordVal
 	named := true // dest was given, and may be a directory
 	if t, ok := p.val("t", "target-directory"); ok {
+		if c.missing(t) {
+			return // no such directory: nothing is copied or moved
+		}
 		dest = t
 		dest.text = strings.TrimSuffix(dest.text, "/") + "/" // a directory
 	} else if len(ops) >= 2 {
@@ -1335,8 +1435,8 @@ func copyMove(c *invocation) {
 				c.path(o, Read, rec)
 			}
 		}
-		if len(srcs) == 0 && len(ops) > 0 {
-			return // nothing to copy: cp fails
+		if len(srcs) == 0 && len(ops) > 0 || c.a.parentMissing(dest, c.name, c.line) {
+			return // nothing to copy, or nowhere to: cp fails
 		}
 		into, _ := c.a.isDir(dest)
 		d, ok := c.a.use(dest, Create, true, c.name, c.line)
@@ -1362,7 +1462,14 @@ func copyMove(c *invocation) {
 // moved each time onto the one name dest, which is not a directory, leaves
 // only the last.
 func (c *invocation) move(srcs []wordVal, dest wordVal) {
+	if c.a.parentMissing(dest, "mv", c.line) {
+		return
+	}
 	into, known := c.a.isDir(dest) // before the move changes it
+	n, counted := 0, false         // how many paths the first source matches
+	if len(srcs) == 1 && (srcs[0].glob || srcs[0].each) {
+		n, counted = c.a.exists(srcs[0])
+	}
 	var us []PathUse
 	var vals []wordVal
 	for _, o := range srcs {
@@ -1386,7 +1493,7 @@ func (c *invocation) move(srcs []wordVal, dest wordVal) {
 	}
 	src, many := us[0], len(us) > 1 || vals[0].each || vals[0].glob || vals[0].dynamic
 	count := ""
-	if n, ok := c.a.exists(vals[0]); ok && len(us) == 1 && (vals[0].glob || vals[0].each) {
+	if counted && len(us) == 1 {
 		count = fmt.Sprintf("%d %s", n, plural(n, "file", "files"))
 	}
 	srcDir, destDir := path.Dir(src.Path), path.Dir(d.Path)
@@ -1398,13 +1505,16 @@ func (c *invocation) move(srcs []wordVal, dest wordVal) {
 		here = " in " + Quote(srcDir)
 	}
 	name := func(u PathUse, dir string) string {
+		if u.Path == inputText {
+			return "path read from its input"
+		}
 		if rel, ok := strings.CutPrefix(u.Path, dir+"/"); ok && dir != "" {
 			return Quote(rel)
 		}
 		return Quote(u.Path)
 	}
 	switch {
-	case vals[0].each && !into && known && !d.Dynamic && !d.Glob && !c.atMostOne(vals[0]):
+	case vals[0].each && !into && known && !d.Dynamic && !d.Glob && !(counted && n <= 1):
 		c.finding(r, "rename", "mv moves %s to %s", what(src, "mv"), Quote(d.Path))
 		c.finding(Deletes, "delete", "mv moves each of %s onto the one name %s, which is not a directory: each replaces the one before, so all but the last are lost",
 			what(src, "mv"), Quote(d.Path))
@@ -1416,7 +1526,7 @@ func (c *invocation) move(srcs []wordVal, dest wordVal) {
 			what = fmt.Sprintf("%d paths", len(us))
 		}
 		c.finding(r, "rename", "mv moves %s into %s", what, Quote(d.Path))
-	case len(us) == 1 && srcDir == destDir && !strings.Contains(d.Path, inputText):
+	case len(us) == 1 && srcDir == destDir && strings.Contains(src.Path, inputText) == strings.Contains(d.Path, inputText):
 		switch {
 		case count != "":
 			c.finding(r, "rename", "mv renames %s%s (%s to %s)", count, here, name(src, srcDir), name(d, destDir))
@@ -1470,7 +1580,10 @@ func mktemp(c *invocation) {
 		for strings.Contains(tmpl, "**") {
 			tmpl = strings.ReplaceAll(tmpl, "**", "*")
 		}
-		if !p.has("t", "p", "tmpdir") {
+		switch {
+		case strings.HasPrefix(tmpl, "/"):
+			dir = literal("/") // the template says where
+		case !p.has("t", "p", "tmpdir"):
 			dir = c.cwd()
 		}
 	}
@@ -1856,6 +1969,9 @@ func tarCmd(c *invocation) {
 	switch mode {
 	case 'c':
 		if file != nil && file.text != "-" {
+			if c.a.parentMissing(*file, c.name, c.line) {
+				return // nowhere to write the archive: tar fails
+			}
 			c.path(*file, Write, false)
 		}
 		for _, o := range ops {
@@ -1883,6 +1999,9 @@ func tarCmd(c *invocation) {
 		}
 	case 'r', 'd':
 		if file != nil {
+			if c.a.parentMissing(*file, c.name, c.line) {
+				return
+			}
 			c.path(*file, Write, false)
 		}
 		for _, o := range ops {
@@ -1927,6 +2046,10 @@ func rsync(c *invocation) {
 			return
 		}
 		srcs, dest := p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
+		srcs = slices.DeleteFunc(slices.Clone(srcs), func(s wordVal) bool { return !isRemote(s.text) && c.missing(s) })
+		if len(srcs) == 0 {
+			return // nothing to copy: it fails
+		}
 		dry := c.e.is(p, SetDryRun)
 		for _, s := range srcs {
 			if isRemote(s.text) {

@@ -48,6 +48,9 @@ type CommandSpec struct {
 	// StdinScript is set for a shell or interpreter that runs a program
 	// read from its standard input when it is given none (sh, python).
 	StdinScript bool `json:"stdin_script,omitempty"`
+	// Also lists what the command writes whatever its arguments: its own
+	// settings, caches and sockets.
+	Also []AlsoSpec `json:"also,omitempty"`
 
 	// analyze is the analysis for a command whose arguments mean more than
 	// their roles say; nil for one the roles describe (byRoles).
@@ -159,6 +162,7 @@ const (
 	SetRemoteName    Setting = "remote-name"    // saves under the remote file's name (curl -O)
 	SetCommandString Setting = "command-string" // the first operand is a script to run, not a file (sh -c)
 	SetChange        Setting = "change"         // changes what the command otherwise only shows (date -s)
+	SetParents       Setting = "parents"        // makes missing parent directories too (mkdir -p)
 )
 
 // OptionSpec is one option of a command.
@@ -177,6 +181,16 @@ type OptionSpec struct {
 	// Fills names the operand the option's value stands for, which the
 	// command line then lacks: grep -e PATTERN, cp -t DEST.
 	Fills string `json:"fills,omitempty"`
+}
+
+// AlsoSpec is a path a command writes of its own accord.
+type AlsoSpec struct {
+	// Path is absolute, or starts with ~/ for the home directory; * stands
+	// for any name (tmux's /tmp/tmux-UID).
+	Path string `json:"path"`
+	// Role is RoleCreate (made when missing), RoleWrite or RoleTarget
+	// (written into).
+	Role Role `json:"role"`
 }
 
 // OperandSpec is the role of one operand, or of a run of them.
@@ -219,6 +233,7 @@ func (s *CommandSpec) clone() CommandSpec {
 	}
 	c.Operands = slices.Clone(s.Operands)
 	c.Subcommands = slices.Clone(s.Subcommands)
+	c.Also = slices.Clone(s.Also)
 	c.analyze = nil
 	return c
 }
@@ -375,9 +390,20 @@ func byRoles(c *invocation) {
 			c.pathRole(v, o.Arg, rec)
 		}
 	}
+	parents := c.e.is(p, SetParents)
 	for _, o := range c.e.operands(p) {
 		if o.v.lit && strings.HasPrefix(o.v.text, "-") && o.v.text != "-" {
 			continue // an option after the operands
+		}
+		switch o.spec.Role {
+		case RoleDelete, RoleMeta, RoleConvert:
+			if c.missing(o.v) {
+				continue
+			}
+		case RoleWrite, RoleCreate:
+			if !parents && c.a.parentMissing(o.v, c.name, c.line) {
+				continue
+			}
 		}
 		c.pathRole(o.v, o.spec.Role, rec)
 	}

@@ -18,7 +18,7 @@ import (
 var (
 	knownRoles = []Role{RoleValue, RoleRead, RoleReadTree, RoleWrite, RoleCreate, RoleTarget, RoleDelete, RoleDeleteTree, RoleConvert, RoleMove,
 		RoleMeta, RoleDir, RoleScript, RoleCommand, RoleProgram, RoleRemote, RoleSubcommand}
-	knownSettings = []Setting{SetRecursive, SetInPlace, SetDryRun, SetKeep, SetStdout, SetDecompress, SetList, SetRemove,
+	knownSettings = []Setting{SetParents, SetRecursive, SetInPlace, SetDryRun, SetKeep, SetStdout, SetDecompress, SetList, SetRemove,
 		SetSend, SetMirror, SetDirectory, SetCompile, SetQuery, SetShell, SetEdit, SetRemoteName, SetCommandString, SetChange}
 	knownClasses = []CommandClass{ClassQuiet, ClassReads, ClassWrites, ClassDeletes, ClassRuns, ClassNetwork, ClassSystem,
 		ClassPackages, ClassShell}

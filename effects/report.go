@@ -214,7 +214,7 @@ type ParseError struct {
 
 // Error describes the error in one line, with the offending text escaped.
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("parse script: line %d, column %d: %s: %s", e.Line, e.Col, e.Msg, strings.TrimSpace(Escape(e.Text)))
+	return fmt.Sprintf("parse script: line %d, column %d: %s: %s", e.Line, e.Col, EscapeLine(e.Msg), strings.TrimSpace(Escape(e.Text)))
 }
 
 // Option configures Analyze.

@@ -516,18 +516,19 @@ func writeArchive(t *testing.T, name string) {
 
 // nl2bashTimeout is how long one NL2Bash command may run before it counts
 // as not observed (sleep 500, watch, top and tail -f never end).
-const nl2bashTimeout = 5 * time.Second
+const nl2bashTimeout = 3 * time.Second
 
-// TestNL2BashLabels runs a sample of the NL2Bash corpus (every 8th distinct
-// command; every 150th with -short) in the sandbox, on a fixture home
+// TestNL2BashLabels runs a sample of the NL2Bash corpus (every 12th distinct
+// command; every 300th with -short) in the sandbox, on a fixture home
 // (nl2bashFixture), and measures the labels a person reads against what
 // each run did, as TestInterCodePrediction does for InterCode-ALFA. NL2Bash
 // has no file system of its own, so only what shows on this fixture can
 // be judged: a command that needs the network, does not finish within
 // nl2bashTimeout, or acts on paths the fixture lacks tells little, and the
 // cannot-undo label is not judged at all (no run shows it, and the corpus
-// is too large to judge by hand). Each command runs with its file size
-// limited (ulimit -f), so that dd of=... cannot fill the disk.
+// is too large to judge by hand). Each command runs within limits
+// (nl2bashLimits), so that dd of=... cannot fill the disk nor a loop of
+// forks the machine.
 func TestNL2BashLabels(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(datasets.Must(t, datasets.NL2Bash), "all.cm"))
 	if err != nil {
@@ -541,9 +542,9 @@ func TestNL2BashLabels(t *testing.T) {
 			cmds = append(cmds, l)
 		}
 	}
-	step := 8
+	step := 12
 	if testing.Short() {
-		step = 150
+		step = 300
 	}
 	work := t.TempDir()
 	home, dir := nl2bashFixture(t, work)
@@ -559,6 +560,7 @@ func TestNL2BashLabels(t *testing.T) {
 	}
 	labels := newLabelEval()
 	var ran, parseErrors, timeouts int
+	var failed []string // runs the sandbox could not make
 	for i := 0; i < len(cmds); i += step {
 		cmd := cmds[i]
 		id := fmt.Sprintf("line %d", i+1)
@@ -568,14 +570,15 @@ func TestNL2BashLabels(t *testing.T) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), nl2bashTimeout)
-		p, err := sb.Run(ctx, "ulimit -f 20000\n"+cmd)
+		p, err := sb.Run(ctx, nl2bashLimits+cmd)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			timeouts++
 			continue
 		}
 		if err != nil {
-			t.Fatalf("%s %q: run: %v", id, cmd, err)
+			failed = append(failed, fmt.Sprintf("%s %q: %v", id, cmd, err))
+			continue
 		}
 		ran++
 		labels.add(id, cmd, rep, observeLabels(sb, p, rep, dir))
@@ -586,4 +589,12 @@ func TestNL2BashLabels(t *testing.T) {
 	t.Logf("NL2Bash: %d of %d distinct commands sampled (every %d): %d ran, %d did not parse, %d did not finish within %v",
 		(len(cmds)+step-1)/step, len(cmds), step, ran, parseErrors, timeouts, nl2bashTimeout)
 	labels.log(t, "NL2Bash")
+	for _, f := range failed {
+		t.Errorf("run: %s", f)
+	}
 }
+
+// nl2bashLimits bound what one NL2Bash command may take: files of at most
+// 20 MB, a thousand processes, 20 s of CPU and 4 GB of memory (dd, yes,
+// fork bombs and the like).
+const nl2bashLimits = "ulimit -f 20000 -u 1000 -t 20 -v 4000000\n"
