@@ -235,7 +235,7 @@ func readOnlyArea(p string, ro []string) string {
 	if p == "" {
 		p = "/"
 	}
-	first := p // the first ancestor of p (or p) that does not exist
+	first := "" // the first ancestor of p (or p) that does not exist
 	for a := p; ; a = path.Dir(a) {
 		if _, err := os.Lstat(a); err != nil {
 			first = a
@@ -249,7 +249,7 @@ func readOnlyArea(p string, ro []string) string {
 			if d == "" {
 				d = "/"
 			}
-			if p == d || path.Dir(first) == d {
+			if p == d || first != "" && path.Dir(first) == d {
 				return r
 			}
 			continue
