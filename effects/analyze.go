@@ -49,16 +49,13 @@ func Analyze(script string, opts ...Option) (*Report, error) {
 		return nil, err
 	}
 	a := &analyzer{
-		cfg:        cfg,
-		rep:        &Report{Commands: []Command{}, Paths: []PathUse{}, Findings: []Finding{}},
-		cwd:        cfg.dir,
-		vars:       map[string][]wordVal{},
-		funcs:      map[string]bool{},
-		copied:     map[string]string{},
-		downloaded: map[string]bool{},
-		counted:    map[string]int{},
-		seen:       map[pathKey]int{},
-		src:        script,
+		cfg:   cfg,
+		rep:   &Report{Commands: []Command{}, Paths: []PathUse{}, Findings: []Finding{}},
+		cwd:   cfg.dir,
+		vars:  map[string][]wordVal{},
+		funcs: map[string]bool{},
+		seen:  map[pathKey]int{},
+		src:   script,
 	}
 	a.stmts(f.Stmts)
 	for _, fd := range a.rep.Findings {
@@ -1121,6 +1118,9 @@ func (a *analyzer) use(v wordVal, acc Access, recursive bool, cmd string, line i
 	}
 	a.rep.Paths = append(a.rep.Paths, u)
 	if a.fetching && (acc == Write || acc == Create) {
+		if a.downloaded == nil {
+			a.downloaded = map[string]bool{}
+		}
 		a.downloaded[show] = true
 	}
 	if acc != Read && acc != Delete && (dynamic || recursive) {

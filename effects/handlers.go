@@ -1284,7 +1284,12 @@ func (a *analyzer) count(pattern string) (int, bool) {
 		return n, n >= 0
 	}
 	n := -1
-	defer func() { a.counted[pattern] = n }()
+	defer func() {
+		if a.counted == nil {
+			a.counted = map[string]int{}
+		}
+		a.counted[pattern] = n
+	}()
 	deep := strings.ContainsRune(pattern, anyMark) || strings.Contains(pattern, "**")
 	if !deep {
 		m, err := fs.Glob(a.cfg.files, fsName(pattern))
@@ -1449,6 +1454,9 @@ func copyMove(c *invocation) {
 			to := d.Path
 			if into {
 				to += "/" + path.Base(show)
+			}
+			if c.a.copied == nil {
+				c.a.copied = map[string]string{}
 			}
 			c.a.copied[show] = to
 		}
