@@ -45,10 +45,10 @@ var commandTable = []CommandSpec{
 	quiet("pstree"), quiet("dircolors"),
 	{Name: "tmux", Class: ClassRuns, analyze: session, Also: []AlsoSpec{{"/tmp/tmux-*", RoleTarget}},
 		Operands: operands("[SUBCOMMAND=subcommand] [ARG...=value]"),
-		Subcommands: []string{"ls", "list-sessions", "list-windows", "list-panes", "list-clients", "list-keys",
+		Looks: []string{"ls", "list-sessions", "list-windows", "list-panes", "list-clients", "list-keys",
 			"list-commands", "has-session", "has", "display-message", "display", "show-options", "show", "info", "-V"}},
 	{Name: "screen", Class: ClassRuns, analyze: session, Also: []AlsoSpec{{"/run/screen", RoleTarget}},
-		Operands: operands("[ARG...=value]"), Subcommands: []string{"-ls", "-list", "-v", "-version"}}, quiet("chage"), quiet("quota"), quiet("vdir"), quiet("dir"),
+		Operands: operands("[ARG...=value]"), Looks: []string{"-ls", "-list", "-v", "-version"}}, quiet("chage"), quiet("quota"), quiet("vdir"), quiet("dir"),
 
 	// Commands that read their operands and change nothing.
 	reads("cat", ""), reads("tac", "-s,--separator=", "[FILE...=read]", filter),
@@ -169,7 +169,7 @@ var commandTable = []CommandSpec{
 	{Name: "trash", Class: ClassDeletes, analyze: remove, Operands: operands("FILE...=delete-tree")},
 	{Name: "trash-put", Class: ClassDeletes, analyze: remove, Operands: operands("FILE...=delete-tree")},
 	{Name: "gio", Class: ClassDeletes, analyze: remove, Operands: operands("SUBCOMMAND=subcommand [FILE...=delete-tree]"),
-		Subcommands: []string{"info", "list", "cat", "mime", "monitor", "tree", "version", "help"}},
+		Looks: []string{"info", "list", "cat", "mime", "monitor", "tree", "version", "help"}},
 
 	// Commands that copy, move and link.
 	{Name: "mv", Class: ClassWrites, analyze: copyMove,
@@ -391,8 +391,8 @@ var commandTable = []CommandSpec{
 	system("loginctl", "changes login sessions", "", "list-sessions", "list-users", "show-session", "show-user",
 		"session-status", "user-status"),
 	{Name: "ip", Class: ClassSystem, Does: "changes network settings", analyze: ipCmd,
-		Operands:    operands("[OBJECT=subcommand] [COMMAND=subcommand] [ARG...=value]"),
-		Subcommands: []string{"", "show", "list", "ls", "lst", "get", "help"}},
+		Operands: operands("[OBJECT=subcommand] [COMMAND=subcommand] [ARG...=value]"),
+		Looks:    []string{"", "show", "list", "ls", "lst", "get", "help"}},
 	{Name: "date", Class: ClassSystem, Does: "sets the system clock", analyze: irreversible,
 		Options: opts("-s,--set=:change -d,--date= -r,--reference=read -I,--iso-8601=?")},
 	system("xdg-open", "opens a file in another program"),
@@ -530,13 +530,13 @@ func mail(name string) CommandSpec {
 // system is a command the sandbox cannot undo: does says what it does, and
 // looks lists the first arguments with which it only looks ("" for none).
 func system(name, does string, looks ...string) CommandSpec {
-	return CommandSpec{Name: name, Class: ClassSystem, Does: does, analyze: irreversible, Subcommands: looks,
+	return CommandSpec{Name: name, Class: ClassSystem, Does: does, analyze: irreversible, Looks: looks,
 		Operands: operands("[ARG...=value]")}
 }
 
 func packages(name string, looks ...string) CommandSpec {
 	return CommandSpec{Name: name, Class: ClassPackages, Does: "installs or removes software", analyze: packageCmd,
-		Subcommands: looks, Operands: operands("[SUBCOMMAND=subcommand] [ARG...=value]")}
+		Looks: looks, Operands: operands("[SUBCOMMAND=subcommand] [ARG...=value]")}
 }
 
 func accounts(name string) CommandSpec {

@@ -546,7 +546,7 @@ func privileged(c *invocation) {
 		}
 		return
 	case len(p.ops) == 0:
-		if c.e.is(p, SetShell) {
+		if c.e.is(p, SetLoginShell) {
 			c.finding(WritesInside, "privilege", "%s opens a shell as %s; the sandbox will show what is done in it", c.name, Quote(user))
 		}
 		return
@@ -2420,11 +2420,11 @@ func editFiles(c *invocation) {
 }
 
 // looks reports whether a command's arguments ask it only to look: it has
-// none and its Subcommands hold "", an option among them is one of its
-// Subcommands (kill -l, iptables -t nat -L), or its first operand (the
+// none and its Looks hold "", an option among them is one of its
+// Looks (kill -l, iptables -t nat -L), or its first operand (the
 // second for service: service nginx status) is.
 func (c *invocation) looks() bool {
-	looks := c.e.spec.Subcommands
+	looks := c.e.spec.Looks
 	if len(c.args) == 0 {
 		return slices.Contains(looks, "")
 	}
@@ -2487,7 +2487,7 @@ func ipCmd(c *invocation) {
 			words = append(words, a.text)
 		}
 	}
-	if len(words) < 2 || slices.Contains(c.e.spec.Subcommands, words[1]) || words[0] == "help" {
+	if len(words) < 2 || slices.Contains(c.e.spec.Looks, words[1]) || words[0] == "help" {
 		return
 	}
 	c.finding(CannotUndo, "irreversible", "ip %s, which the sandbox cannot undo", c.e.spec.Does)
@@ -2501,12 +2501,12 @@ var lockFiles = map[string]string{"npm": "package-lock.json", "yarn": "yarn.lock
 func packageCmd(c *invocation) {
 	sub := ""
 	for _, a := range c.args {
-		if !strings.HasPrefix(a.text, "-") || slices.Contains(c.e.spec.Subcommands, a.text) {
+		if !strings.HasPrefix(a.text, "-") || slices.Contains(c.e.spec.Looks, a.text) {
 			sub = a.text
 			break
 		}
 	}
-	if c.looks() || sub != "" && slices.Contains(c.e.spec.Subcommands, sub) {
+	if c.looks() || sub != "" && slices.Contains(c.e.spec.Looks, sub) {
 		switch sub {
 		case "search", "show", "info", "-Ss", "-Si", "view", "outdated", "find", "policy", "madison", "check-update", "list-updates":
 			c.finding(Network, "network", "%s %s may contact a package index", c.name, sub)

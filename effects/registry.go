@@ -37,10 +37,10 @@ type CommandSpec struct {
 	// OptionsFirst is set when options end at the first operand, as for a
 	// command that runs the rest of its arguments (sudo, env, xargs).
 	OptionsFirst bool `json:"options_first,omitempty"`
-	// Subcommands are the subcommands (or first arguments) with which the
+	// Looks are the subcommands (or first arguments) with which the
 	// command only looks: systemctl status, crontab -l, apt list. With any
 	// other, a ClassSystem or ClassPackages command changes something.
-	Subcommands []string `json:"look_subcommands,omitempty"`
+	Looks []string `json:"looks,omitempty"`
 	// Filter is set for a command that prints only lines of its input,
 	// unchanged (sort, head, grep), so that the paths find printed before
 	// it in a pipeline are what it passes on.
@@ -157,7 +157,7 @@ const (
 	SetDirectory     Setting = "directory"      // creates directories (install -d, mktemp -d)
 	SetCompile       Setting = "compile"        // compiles without linking (cc -c)
 	SetQuery         Setting = "query"          // only shows where a command is (command -v)
-	SetShell         Setting = "login-shell"    // opens a shell (sudo -i, sudo -s)
+	SetLoginShell    Setting = "login-shell"    // opens a shell (sudo -i, sudo -s)
 	SetEdit          Setting = "edit"           // edits files (sudo -e)
 	SetRemoteName    Setting = "remote-name"    // saves under the remote file's name (curl -O)
 	SetCommandString Setting = "command-string" // the first operand is a script to run, not a file (sh -c)
@@ -232,7 +232,7 @@ func (s *CommandSpec) clone() CommandSpec {
 		c.Options[i].Names = slices.Clone(c.Options[i].Names)
 	}
 	c.Operands = slices.Clone(s.Operands)
-	c.Subcommands = slices.Clone(s.Subcommands)
+	c.Looks = slices.Clone(s.Looks)
 	c.Also = slices.Clone(s.Also)
 	c.analyze = nil
 	return c

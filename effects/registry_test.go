@@ -19,7 +19,7 @@ var (
 	knownRoles = []Role{RoleValue, RoleRead, RoleReadTree, RoleWrite, RoleCreate, RoleTarget, RoleDelete, RoleDeleteTree, RoleConvert, RoleMove,
 		RoleMeta, RoleDir, RoleScript, RoleCommand, RoleProgram, RoleRemote, RoleSubcommand}
 	knownSettings = []Setting{SetParents, SetRecursive, SetInPlace, SetDryRun, SetKeep, SetStdout, SetDecompress, SetList, SetRemove,
-		SetSend, SetMirror, SetDirectory, SetCompile, SetQuery, SetShell, SetEdit, SetRemoteName, SetCommandString, SetChange}
+		SetSend, SetMirror, SetDirectory, SetCompile, SetQuery, SetLoginShell, SetEdit, SetRemoteName, SetCommandString, SetChange}
 	knownClasses = []CommandClass{ClassQuiet, ClassReads, ClassWrites, ClassDeletes, ClassRuns, ClassNetwork, ClassSystem,
 		ClassPackages, ClassShell}
 )
