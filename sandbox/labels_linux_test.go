@@ -592,6 +592,28 @@ func TestNL2BashLabels(t *testing.T) {
 	for _, f := range failed {
 		t.Errorf("run: %s", f)
 	}
+	// Every run that deleted something must have been labelled so, on
+	// any sample. Without -short, floors below today's figures (deletes
+	// 0.67 precision, writes outside 0.76 and 0.94 recall) catch a
+	// regression; NL2Bash's snippets use variables they never set and
+	// paths the fixture lacks, so they are not targets.
+	if r := labels[effects.Deletes].Recall(); r < 0.95 {
+		t.Errorf("label deletes: recall %.3f, want at least 0.95", r)
+	}
+	if !testing.Short() {
+		floors := []struct {
+			l         effects.Risk
+			prec, rec float64
+		}{{effects.Deletes, 0.55, 0.95}, {effects.WritesOutside, 0.65, 0.85}}
+		for _, f := range floors {
+			if p := labels[f.l].Precision(); p < f.prec {
+				t.Errorf("label %s: precision %.3f, below its floor %.2f", f.l, p, f.prec)
+			}
+			if r := labels[f.l].Recall(); r < f.rec {
+				t.Errorf("label %s: recall %.3f, below its floor %.2f", f.l, r, f.rec)
+			}
+		}
+	}
 }
 
 // nl2bashLimits bound what one NL2Bash command may take: files of at most
