@@ -180,7 +180,13 @@ func TestAbortAfterRun(t *testing.T) {
 }
 
 func TestSecondConfirmation(t *testing.T) {
-	p := &fakePlanner{script: "rm -rf /etc/nash-test-nothing"}
+	// A directory outside the working directory, with something in it: a
+	// deletion of what is not there would need no confirmation.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &fakePlanner{script: "rm -rf " + outside}
 	sb := &fakeSandbox{}
 	m := newTestModel(t, p, sb)
 	typeText(m, "clean the system please")
@@ -387,6 +393,9 @@ func TestBuiltins(t *testing.T) {
 func TestViewHasNoColorWithoutColor(t *testing.T) {
 	p := &fakePlanner{script: "rm -r build # go"}
 	m := newTestModel(t, p, &fakeSandbox{})
+	if err := os.Mkdir(filepath.Join(m.st.Dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	typeText(m, "clean up please")
 	var printed strings.Builder
 	cmd := key(m, tea.KeyEnter)
