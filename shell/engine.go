@@ -111,7 +111,7 @@ func (e *engine) explain(ctx context.Context, r request, script string) (*planne
 // analyze is the static report of a script run in dir. A script that does
 // not parse gets a report that says so rather than none.
 func (e *engine) analyze(script, dir string) *effects.Report {
-	rep, err := effects.Analyze(script, effects.Dir(dir), effects.Home(e.cfg.Home))
+	rep, err := effects.Analyze(script, effects.Dir(dir), effects.Home(e.cfg.Home), effects.Files(os.DirFS("/")))
 	if err != nil {
 		return &effects.Report{Risk: effects.CannotUndo, Irreversible: true, Findings: []effects.Finding{{
 			Risk: effects.CannotUndo, Kind: "unparsed", Reason: "the script does not parse: " + effects.EscapeLine(err.Error()),

@@ -23,7 +23,7 @@ type styles struct {
 	dim, bold, keyword, str, variable, cmd   lipgloss.Style
 	err, ok, warn, title, add, del, hunk     lipgloss.Style
 	routeCmd, routeEng, routeBuiltin, prompt lipgloss.Style
-	risk                                     [5]lipgloss.Style
+	risk                                     [6]lipgloss.Style
 }
 
 func newStyles(color bool) *styles {
@@ -55,7 +55,8 @@ func newStyles(color bool) *styles {
 	badge := func(bg string) lipgloss.Style {
 		return lipgloss.NewStyle().Background(lipgloss.Color(bg)).Foreground(lipgloss.Color("16")).Bold(true)
 	}
-	st.risk = [5]lipgloss.Style{badge("114"), badge("75"), badge("214"), badge("203"), badge("196")}
+	// One per effects.Risk, from read-only to cannot-undo.
+	st.risk = [6]lipgloss.Style{badge("114"), badge("80"), badge("75"), badge("214"), badge("203"), badge("196")}
 	return st
 }
 

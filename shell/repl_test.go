@@ -187,7 +187,13 @@ func TestAbortAfterRun(t *testing.T) {
 }
 
 func TestSecondConfirmation(t *testing.T) {
-	p := &fakePlanner{script: "rm -rf /etc/nash-test-nothing"}
+	// A directory outside the working directory, with something in it: a
+	// deletion of what is not there would need no confirmation.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &fakePlanner{script: "rm -rf " + outside}
 	sb := &fakeSandbox{}
 	m := newTestModel(t, p, sb)
 	typeText(m, "clean the system please")
@@ -222,9 +228,13 @@ func TestSecondConfirmation(t *testing.T) {
 // TestTypedCommandConfirmation: a typed command that deletes outside the
 // directory shows what it will do and asks for yes, with no review.
 func TestTypedCommandConfirmation(t *testing.T) {
+	outside := t.TempDir() // with something in it, so the deletion is real
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sb := &fakeSandbox{}
 	m := newTestModel(t, &fakePlanner{}, sb)
-	typeText(m, "rm -rf /etc/nash-test-nothing")
+	typeText(m, "rm -rf "+outside)
 	printed := drive(t, m, key(m, "enter"))
 	if m.state != stConfirm || !strings.Contains(printed, "deletes outside") || len(sb.runs) != 0 {
 		t.Fatalf("state %v, runs %v, printed %q", m.state, sb.runs, printed)
@@ -429,6 +439,9 @@ func TestBuiltins(t *testing.T) {
 func TestViewHasNoColorWithoutColor(t *testing.T) {
 	p := &fakePlanner{script: "rm -r build # go"}
 	m := newTestModel(t, p, &fakeSandbox{})
+	if err := os.Mkdir(filepath.Join(m.st.Dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	typeText(m, "clean up please")
 	printed := drive(t, m, key(m, "enter"))
 	out := printed + m.view()
