@@ -233,7 +233,7 @@ func startIndexWatch(ctx context.Context, g *options) (stop func(), err error) {
 	c.Stdout, c.Stderr = logf, logf
 	// Its own process group: ctrl+c at the terminal is meant for the
 	// script in the foreground, not for the watcher.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	c.SysProcAttr = watcherAttr()
 	if err := c.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start the index watcher: %w", err)
