@@ -252,17 +252,22 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
-	cs, ops, err := scanLayers(plan.Layers)
+	rec.Renames = res.Renames
+	cs, ops, err := scanLayers(plan.Layers, rec.Renames)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("read what the script changed: %w", err)
 	}
 	rec.Pre = map[string]fingerprint{}
 	for _, o := range ops {
-		fp := fingerprintOf(o.Path)
-		rec.Pre[o.Path] = fp
+		p := o.live()
+		fp := fingerprintOf(p)
+		rec.Pre[p] = fp
 		if !fp.Absent && time.Unix(0, fp.Ctime).After(rec.Started) {
-			rec.Touched = append(rec.Touched, o.Path)
+			rec.Touched = append(rec.Touched, p)
+		}
+		if o.From != "" {
+			rec.Pre[o.Path] = fingerprintOf(o.Path) // what the move replaces
 		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode

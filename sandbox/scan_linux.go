@@ -18,15 +18,31 @@ import (
 )
 
 // op is one step of a commit or an undo: put the object at Src in place at
-// Path (moving away what is there), delete Path, or set Path's metadata.
+// Path (moving away what is there), delete Path, set Path's metadata, or
+// move the live directory at From to Path (see renames_linux.go).
 type op struct {
 	Path string `json:"path"`
 	Src  string `json:"src,omitempty"`  // object to move in; empty for delete and meta
 	Tree bool   `json:"tree,omitempty"` // Src is a directory moved whole
 	Meta *meta  `json:"meta,omitempty"` // metadata to set on a directory that stays
+	From string `json:"from,omitempty"` // a move: the live directory moved to Path
+	// Live is where the object at Path is before the transaction, when a
+	// move in it brings it to Path.
+	Live string `json:"live,omitempty"`
 }
 
-func (o op) isDelete() bool { return o.Src == "" && o.Meta == nil }
+func (o op) isDelete() bool { return o.Src == "" && o.Meta == nil && o.From == "" }
+
+// live is where the op's live object is before the transaction.
+func (o op) live() string {
+	switch {
+	case o.From != "":
+		return o.From
+	case o.Live != "":
+		return o.Live
+	}
+	return o.Path
+}
 
 // meta is the metadata nash sets on a directory that stays in place.
 type meta struct {
@@ -40,17 +56,34 @@ type meta struct {
 type scanner struct {
 	cs  effects.ChangeSet
 	ops []op
+	// What renames_linux.go needs: the layer being read, the directories
+	// the init moved (by the inode of their upper copy), and the live
+	// directories moved elsewhere, whose whiteouts are no deletions.
+	layer    sandboxinit.Layer
+	moved    map[uint64]sandboxinit.Rename
+	vacated  map[string]bool
+	hasMoves bool
 }
 
-// scanLayers reads every layer's upper dir. Changes come out sorted by path,
-// ops in the order they must run (parents before children).
-func scanLayers(layers []sandboxinit.Layer) (*effects.ChangeSet, []op, error) {
+// scanLayers reads every layer's upper dir; renames are the directories
+// the init moved for the script. Changes come out sorted by path, ops in
+// the order they must run (moves first, then parents before children).
+func scanLayers(layers []sandboxinit.Layer, renames []sandboxinit.Rename) (*effects.ChangeSet, []op, error) {
 	sc := &scanner{}
+	if len(renames) > 0 {
+		sc.moved = make(map[uint64]sandboxinit.Rename, len(renames))
+		for _, r := range renames {
+			sc.moved[r.Ino] = r
+		}
+		sc.vacated = map[string]bool{}
+	}
 	for _, l := range layers {
+		sc.layer = l
 		if err := sc.dir(l.Upper, l.Point); err != nil {
 			return nil, nil, err
 		}
 	}
+	sc.finishMoves()
 	sc.cs.Sort()
 	return &sc.cs, sc.ops, nil
 }
@@ -82,6 +115,12 @@ func (sc *scanner) dir(upperDir, liveDir string) error {
 			continue
 		}
 		if isDir(&ust) {
+			if done, err := sc.movedDir(u, &ust, l, lexists, &lst); done || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			opaque := getXattr(u, overlayXattrPrefix+"opaque") == "y"
 			switch {
 			case !lexists:

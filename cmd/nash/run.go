@@ -64,6 +64,9 @@ type runResult struct {
 type jsonChange struct {
 	Path string       `json:"path"`
 	Kind effects.Kind `json:"kind"`
+	// A renamed directory moved from From to To (its Path).
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 func readScript(o runOptions, args []string, io stdio) (string, error) {
@@ -112,7 +115,11 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	}
 	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
 	for _, c := range p.Changes.Changes {
-		res.Changes = append(res.Changes, jsonChange{Path: c.Path, Kind: c.Kind})
+		jc := jsonChange{Path: c.Path, Kind: c.Kind}
+		if c.Kind == effects.Renamed {
+			jc.From, jc.To = c.From, c.Path
+		}
+		res.Changes = append(res.Changes, jc)
 	}
 	msg := io.err // nash's own words go to stderr; the script owns stdout
 	if p.Unsandboxed {
