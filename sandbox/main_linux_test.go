@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("NASH_TEST_RENAME") != "" {
 		os.Exit(renameMain(os.Args[1:]))
 	}
+	if spec := os.Getenv("NASH_TEST_RENAMES"); spec != "" {
+		os.Exit(renamesMain(spec))
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}
