@@ -63,13 +63,22 @@ type scanner struct {
 	moved    map[uint64]sandboxinit.Rename
 	vacated  map[string]bool
 	hasMoves bool
+	// planted are the directories nash made in the upper dirs before the
+	// run: their attributes there are not the script's doing.
+	planted map[string]bool
 }
 
 // scanLayers reads every layer's upper dir; renames are the directories
 // the init moved for the script. Changes come out sorted by path, ops in
 // the order they must run (moves first, then parents before children).
-func scanLayers(layers []sandboxinit.Layer, renames []sandboxinit.Rename) (*effects.ChangeSet, []op, error) {
+func scanLayers(layers []sandboxinit.Layer, renames []sandboxinit.Rename, planted []string) (*effects.ChangeSet, []op, error) {
 	sc := &scanner{}
+	if len(planted) > 0 {
+		sc.planted = make(map[string]bool, len(planted))
+		for _, p := range planted {
+			sc.planted[p] = true
+		}
+	}
 	if len(renames) > 0 {
 		sc.moved = make(map[uint64]sandboxinit.Rename, len(renames))
 		for _, r := range renames {
@@ -144,7 +153,7 @@ func (sc *scanner) dir(upperDir, liveDir string) error {
 				}
 				sc.ops = append(sc.ops, op{Path: l, Src: u, Tree: true})
 			default:
-				if names := metaDiff(u, &ust, l, &lst, false); len(names) > 0 {
+				if names := metaDiff(u, &ust, l, &lst, false); len(names) > 0 && !sc.planted[l] {
 					sc.add(effects.MetaChanged, l, object(l, &lst), object(u, &ust), names)
 					sc.ops = append(sc.ops, op{Path: l, Meta: &meta{Mode: ust.Mode &^ unix.S_IFMT, UID: int(ust.Uid), GID: int(ust.Gid)}})
 				}

@@ -170,7 +170,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
 	}
 	s.waitTorndown(id)
-	cs, ops, err := scanLayers(rec.Layers, rec.Renames)
+	cs, ops, err := scanLayers(rec.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		return nil, err
 	}

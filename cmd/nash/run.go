@@ -105,7 +105,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
 func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io)))
 	if err != nil {
 		return wrapSandboxErr(err)
 	}
@@ -195,6 +195,16 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	}
 	res.Summary = summarizeCommit(ctx, cmd, sb, tx.ID, p.Changes, o.json, io)
 	return finishRun(o, res, io)
+}
+
+// warnUnwritable says, before the script starts, what it may not be able
+// to change in the sandbox as it could outside, and why.
+func warnUnwritable(io stdio) func([]sandbox.Warning) {
+	return func(ws []sandbox.Warning) {
+		for _, w := range ws {
+			fmt.Fprintf(io.err, "nash: warning: %s: %s\n", effects.Quote(w.Path), effects.EscapeLine(w.Reason))
+		}
+	}
 }
 
 // summarizeCommit asks the configured model for a plain-English summary
