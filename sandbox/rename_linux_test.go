@@ -78,6 +78,8 @@ func TestRenameDirectories(t *testing.T) {
 		{name: "a subdirectory out of a renamed one", setup: tree, script: "$R d d2 d2/sub s",
 			want: []string{"d2 renamed", "s created", "s/deep created", "s/deep/x created", "s/f created", "d2/sub deleted", "d2/sub/deep deleted", "d2/sub/deep/x deleted", "d2/sub/f deleted"}},
 		{name: "read-only directory", setup: tree + " && chmod 555 d", script: "$R d d2", want: []string{"d2 renamed"}},
+		{name: "with trailing slashes", setup: tree, script: "$R d/ d2/", want: []string{"d2 renamed"}},
+		{name: "a symlink to a directory, with a trailing slash", setup: tree + " && ln -s d l", script: "$R l/ l2 l l2", want: []string{"l deleted", "l2 created"}},
 		{name: "file renames continue untouched", setup: "echo a > a && mkdir d && echo b > d/b", script: "$R a b d/b d/c", want: []string{"a deleted", "b created", "d/b deleted", "d/c created"}},
 	}
 	for _, c := range cases {

@@ -192,6 +192,13 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		ch, err := s.spawn(m)
 		spawnCh <- spawned{ch, err}
 	}()
+	// An ordinary user's run needs to know where the script writes
+	// (ids_linux.go): the static analysis, meanwhile.
+	var writesCh chan []string
+	if m != nil {
+		writesCh = make(chan []string, 1)
+		go func() { writesCh <- expectedWrites(script, s.dir, s.env) }()
+	}
 	abandon := func() {
 		if sp := <-spawnCh; sp.err == nil {
 			sp.ch.kill()
@@ -213,7 +220,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	plan, scratch, planErr := s.plan(runDir, m)
 	var planted []string
 	if planErr == nil && m != nil {
-		writes := expectedWrites(script, s.dir, s.env)
+		writes := <-writesCh
 		planted, planErr = plant(plan.Layers, writes, m)
 		if ws := warnings(writes, m); len(ws) > 0 && s.warn != nil && planErr == nil {
 			s.warn(ws)

@@ -193,6 +193,9 @@ func (s *supervisor) renameDir(n *seccompNotif, pid int, c renameArgs, old, newp
 	if !ok1 || !ok2 {
 		return respContinue() // ".", "..", "/" or a bad parent: the kernel says which error
 	}
+	// The call itself keeps any trailing slashes, which the kernel judges
+	// (a symlink named with one is ENOTDIR).
+	oldArg, newArg := oldName+trailingSlashes(old), newName+trailingSlashes(newp)
 	probe := func() error {
 		if err := s.self.assume(who); err != nil {
 			if rerr := s.self.restore(); rerr != nil {
@@ -200,7 +203,7 @@ func (s *supervisor) renameDir(n *seccompNotif, pid int, c renameArgs, old, newp
 			}
 			return errNotMine
 		}
-		err := unix.Renameat2(oldDir, oldName, newDir, newName, c.flags)
+		err := unix.Renameat2(oldDir, oldArg, newDir, newArg, c.flags)
 		if rerr := s.self.restore(); rerr != nil {
 			s.self.broken = true
 		}
@@ -264,6 +267,11 @@ func openParent(base int, p string, fds *[]int) (int, string, bool) {
 	}
 	*fds = append(*fds, fd)
 	return fd, name, true
+}
+
+// trailingSlashes returns the slashes that end p.
+func trailingSlashes(p string) string {
+	return p[len(strings.TrimRight(p, "/")):]
 }
 
 // sameFileAs reports whether two paths name the same file.
