@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -105,7 +106,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
 func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io)))
+	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io.err)))
 	if err != nil {
 		return wrapSandboxErr(err)
 	}
@@ -199,10 +200,10 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 
 // warnUnwritable says, before the script starts, what it may not be able
 // to change in the sandbox as it could outside, and why.
-func warnUnwritable(io stdio) func([]sandbox.Warning) {
+func warnUnwritable(w io.Writer) func([]sandbox.Warning) {
 	return func(ws []sandbox.Warning) {
-		for _, w := range ws {
-			fmt.Fprintf(io.err, "nash: warning: %s: %s\n", effects.Quote(w.Path), effects.EscapeLine(w.Reason))
+		for _, x := range ws {
+			fmt.Fprintf(w, "nash: warning: %s: %s\n", effects.Quote(x.Path), effects.EscapeLine(x.Reason))
 		}
 	}
 }
