@@ -320,7 +320,7 @@ func compareObjects(u string, ust *unix.Stat_t, l string, lst *unix.Stat_t) (eff
 		if ust.Size != lst.Size {
 			content = true
 		} else if ust.Ino != lst.Ino || ust.Dev != lst.Dev {
-			same, err := sameContent(u, l)
+			same, err := sameContent(u, l, ust.Size)
 			if err != nil {
 				return "", nil, err
 			}
@@ -408,7 +408,8 @@ func sameXattrs(u, l string) bool {
 	return true
 }
 
-func sameContent(a, b string) (bool, error) {
+// sameContent compares the contents of two files of the given size.
+func sameContent(a, b string, size int64) (bool, error) {
 	fa, err := os.Open(a)
 	if err != nil {
 		return false, fmt.Errorf("compare %s: %w", a, err)
@@ -421,7 +422,10 @@ func sameContent(a, b string) (bool, error) {
 		return false, nil
 	}
 	defer fb.Close()
-	ba, bb := make([]byte, 64*1024), make([]byte, 64*1024)
+	// Buffers as big as the files, up to 64 KiB: most are small, and a
+	// renamed directory's thousands of files are each compared.
+	n := int(min(size+1, 64*1024))
+	ba, bb := make([]byte, n), make([]byte, n)
 	for {
 		na, ea := io.ReadFull(fa, ba)
 		nb, eb := io.ReadFull(fb, bb)
