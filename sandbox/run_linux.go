@@ -187,10 +187,18 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		err error
 	}
 	spawnCh := make(chan spawned, 1)
+	m := s.userIDs()
 	go func() {
-		ch, err := s.spawn()
+		ch, err := s.spawn(m)
 		spawnCh <- spawned{ch, err}
 	}()
+	// An ordinary user's run needs to know where the script writes
+	// (ids_linux.go): the static analysis, meanwhile.
+	var writesCh chan []string
+	if m != nil {
+		writesCh = make(chan []string, 1)
+		go func() { writesCh <- expectedWrites(script, s.dir, s.env) }()
+	}
 	abandon := func() {
 		if sp := <-spawnCh; sp.err == nil {
 			sp.ch.kill()
@@ -209,7 +217,15 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, err
 	}
 	runDir := l.runDir(id)
-	plan, scratch, planErr := s.plan(runDir)
+	plan, scratch, planErr := s.plan(runDir, m)
+	var planted []string
+	if planErr == nil && m != nil {
+		writes := <-writesCh
+		planted, planErr = plant(plan.Layers, writes, m)
+		if ws := warnings(writes, m); len(ws) > 0 && s.warn != nil && planErr == nil {
+			s.warn(ws)
+		}
+	}
 	sp := <-spawnCh
 	ch, err := sp.ch, sp.err
 	if err != nil {
@@ -227,7 +243,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	rec := &runRecord{
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
-		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch,
+		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch, Planted: planted,
 	}
 	cfg := &sandboxinit.Config{
 		Version: sandboxinit.Version,
@@ -252,17 +268,25 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
-	cs, ops, err := scanLayers(plan.Layers)
+	rec.Renames = res.Renames
+	if m != nil {
+		openUppers(plan.Layers, planted)
+	}
+	cs, ops, err := scanLayers(plan.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("read what the script changed: %w", err)
 	}
 	rec.Pre = map[string]fingerprint{}
 	for _, o := range ops {
-		fp := fingerprintOf(o.Path)
-		rec.Pre[o.Path] = fp
+		p := o.live()
+		fp := fingerprintOf(p)
+		rec.Pre[p] = fp
 		if !fp.Absent && time.Unix(0, fp.Ctime).After(rec.Started) {
-			rec.Touched = append(rec.Touched, o.Path)
+			rec.Touched = append(rec.Touched, p)
+		}
+		if o.From != "" {
+			rec.Pre[o.Path] = fingerprintOf(o.Path) // what the move replaces
 		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
@@ -289,10 +313,13 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 // directory its overlay covers: the top of an overlay shows its upper
 // dir's attributes, and /tmp must stay 1777 inside, not 0700. The upper
 // dir stays private all the same: it sits in a 0700 run or scratch dir.
-func matchTop(upper, point string) error {
+func matchTop(upper, point string, m *ids) error {
 	var st unix.Stat_t
 	if err := unix.Stat(point, &st); err != nil {
 		return nil // the init names a point it cannot overlay
+	}
+	if m != nil {
+		return dirAttrs(upper, point, &st, m)
 	}
 	if os.Getuid() == 0 {
 		if err := unix.Lchown(upper, int(st.Uid), int(st.Gid)); err != nil {
@@ -307,7 +334,7 @@ func matchTop(upper, point string) error {
 
 // plan builds the mount plan and creates the layers' upper and work dirs.
 // It returns the scratch dir on tmpfs that holds some of them, if any.
-func (s *Sandbox) plan(runDir string) (*sandboxinit.Plan, string, error) {
+func (s *Sandbox) plan(runDir string, m *ids) (*sandboxinit.Plan, string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil, "", &UnavailableError{Reason: fmt.Sprintf("cannot read the mount table: %v", err)}
@@ -358,7 +385,7 @@ func (s *Sandbox) plan(runDir string) (*sandboxinit.Plan, string, error) {
 				return nil, scratch, fmt.Errorf("create layer dir: %w", err)
 			}
 		}
-		if err := matchTop(l.Upper, l.Point); err != nil {
+		if err := matchTop(l.Upper, l.Point, m); err != nil {
 			return nil, scratch, err
 		}
 	}
@@ -515,7 +542,7 @@ func (s *Sandbox) stdio(cmd *exec.Cmd, ended <-chan struct{}) (closeAfter []*os.
 
 // spawn starts the sandbox init in its new namespaces. It waits on its
 // config pipe, so the parent can plan while the init starts up.
-func (s *Sandbox) spawn() (*child, error) {
+func (s *Sandbox) spawn(m *ids) (*child, error) {
 	uid, gid := os.Getuid(), os.Getgid()
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
@@ -564,6 +591,9 @@ func (s *Sandbox) spawn() (*child, error) {
 		// own. The script gets none of them.
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		if m != nil && len(m.extra) > 0 {
+			attr.GidMappings = nil // newgidmap maps the gids below (ids_linux.go)
+		}
 		attr.AmbientCaps = []uintptr{
 			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP,
 			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
@@ -591,6 +621,12 @@ func (s *Sandbox) spawn() (*child, error) {
 	resW.Close()
 	for _, f := range closeAfter {
 		f.Close()
+	}
+	if err == nil && attr.GidMappings == nil && uid != 0 {
+		if err = mapGIDs(cmd.Process.Pid, m); err != nil {
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	}
 	if err != nil {
 		close(ended)

@@ -108,6 +108,13 @@ type Sandbox struct {
 	// stdinCh carries a non-file stdin to one run after another.
 	stdinOnce sync.Once
 	stdinCh   chan []byte
+	// warn receives what a script may not change in the sandbox as
+	// outside (ids_linux.go); ids is who an ordinary user's sandbox maps,
+	// once worked out; newgidmap is the helper's path ("-": none, for
+	// tests).
+	warn      func([]Warning)
+	ids       *ids
+	newgidmap string
 }
 
 // Option configures a Sandbox.

@@ -68,9 +68,14 @@ type runRecord struct {
 	PID      int                 `json:"pid"`
 	PIDStart string              `json:"pid_start"` // start time of PID, to tell pid reuse
 	Layers   []sandboxinit.Layer `json:"layers"`
-	State    runState            `json:"state"`
-	ExitCode int                 `json:"exit_code"`
-	Scratch  string              `json:"scratch,omitempty"` // tmpfs dir holding some layers
+	// Renames are the directories the init moved for the script.
+	Renames []sandboxinit.Rename `json:"renames,omitempty"`
+	// Planted are the live directories made in the upper dirs before the
+	// run (ids_linux.go): their attributes there are nash's, not changes.
+	Planted  []string `json:"planted,omitempty"`
+	State    runState `json:"state"`
+	ExitCode int      `json:"exit_code"`
+	Scratch  string   `json:"scratch,omitempty"` // tmpfs dir holding some layers
 	// Pre fingerprints, when the run ended, the live paths a commit would
 	// replace; Touched names those changed outside nash while it ran.
 	Pre     map[string]fingerprint

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -64,6 +65,9 @@ type runResult struct {
 type jsonChange struct {
 	Path string       `json:"path"`
 	Kind effects.Kind `json:"kind"`
+	// A renamed directory moved from From to To (its Path).
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 func readScript(o runOptions, args []string, io stdio) (string, error) {
@@ -102,7 +106,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
 func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io.err)))
 	if err != nil {
 		return wrapSandboxErr(err)
 	}
@@ -112,7 +116,11 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	}
 	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
 	for _, c := range p.Changes.Changes {
-		res.Changes = append(res.Changes, jsonChange{Path: c.Path, Kind: c.Kind})
+		jc := jsonChange{Path: c.Path, Kind: c.Kind}
+		if c.Kind == effects.Renamed {
+			jc.From, jc.To = c.From, c.Path
+		}
+		res.Changes = append(res.Changes, jc)
 	}
 	msg := io.err // nash's own words go to stderr; the script owns stdout
 	if p.Unsandboxed {
@@ -188,6 +196,16 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	}
 	res.Summary = summarizeCommit(ctx, cmd, sb, tx.ID, p.Changes, o.json, io)
 	return finishRun(o, res, io)
+}
+
+// warnUnwritable says, before the script starts, what it may not be able
+// to change in the sandbox as it could outside, and why.
+func warnUnwritable(w io.Writer) func([]sandbox.Warning) {
+	return func(ws []sandbox.Warning) {
+		for _, x := range ws {
+			fmt.Fprintf(w, "nash: warning: %s: %s\n", effects.Quote(x.Path), effects.EscapeLine(x.Reason))
+		}
+	}
 }
 
 // summarizeCommit asks the configured model for a plain-English summary

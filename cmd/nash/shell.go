@@ -151,7 +151,7 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 			if errw == nil {
 				errw = io.err
 			}
-			opts = append(opts, sandbox.Stdio(in, out, errw))
+			opts = append(opts, sandbox.Stdio(in, out, errw), sandbox.Warn(warnUnwritable(errw)))
 			return sandbox.New(ctx, opts...)
 		},
 		Find:      shellFind(cmd, c.IndexRoots),

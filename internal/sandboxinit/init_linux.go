@@ -79,12 +79,12 @@ func runInit(cfg *Config, sigs <-chan os.Signal) Result {
 		r.Error = fmt.Sprintf("bring up loopback: %v", err)
 		return r
 	}
-	code, err := runScript(cfg, sigs)
+	code, renames, err := runScript(cfg, sigs)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	r.Started, r.ExitCode = true, code
+	r.Started, r.ExitCode, r.Renames = true, code, renames
 	return r
 }
 
@@ -389,16 +389,18 @@ var droppedCaps = []int{
 
 // runScript runs the script as the init's only child and waits for it,
 // reaping every orphan meanwhile. It returns the script's exit code
-// (128+signal when a signal ended it).
-func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
+// (128+signal when a signal ended it) and the directories moved for it.
+func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
 
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
 	runtime.LockOSThread()
 	if err := dropCaps(); err != nil {
-		return 0, fmt.Errorf("drop capabilities: %w", err)
+		return 0, nil, fmt.Errorf("drop capabilities: %w", err)
 	}
+	// The script inherits this thread's rename filter (seccomp_linux.go).
+	sup := watchRenames()
 	dir := cfg.Dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "/"
@@ -409,7 +411,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 	cmd.Env, cmd.Dir = cfg.Env, dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", cfg.Shell, err)
+		return 0, nil, fmt.Errorf("start %s: %w", cfg.Shell, err)
 	}
 	pid := cmd.Process.Pid
 	go func() {
@@ -426,7 +428,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 			continue
 		}
 		if err != nil {
-			return 0, fmt.Errorf("wait for script: %w", err)
+			return 0, nil, fmt.Errorf("wait for script: %w", err)
 		}
 		if wpid != pid {
 			continue // an orphan the init reaps
@@ -441,7 +443,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 		for fd := 0; fd <= 2; fd++ {
 			_ = unix.Close(fd)
 		}
-		return code, nil
+		return code, sup.report(), nil
 	}
 }
 
