@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv("NASH_TEST_NET") != "" {
+		os.Exit(netHelperMain())
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/sandboxinit"
+	"github.com/nash-shell/nash/internal/sandboxnet"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Pending is a finished run waiting for commit or abort.
@@ -34,6 +36,12 @@ type Pending struct {
 	// namespaces are unavailable and Unprotected allowed it.
 	Unsandboxed bool      `json:"unsandboxed,omitempty"`
 	Started     time.Time `json:"started"`
+	// Network lists what the run tried to reach outside the sandbox,
+	// allowed or not (none when it had the host's network, unwatched).
+	Network []egress.Contact `json:"network,omitempty"`
+	// NetworkError says why the run's network attempts could not be
+	// caught (it then had its loopback only, and nothing was recorded).
+	NetworkError string `json:"network_error,omitempty"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -233,7 +241,9 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		Version: sandboxinit.Version,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
+		EgressFd: ch.egressFd,
 	}
+	nr := ch.net
 	// The record is written while the init builds the root. Until it is
 	// there, recovery by another nash leaves the run dir alone (it is
 	// new); should this process die first, the init dies with it and the
@@ -248,10 +258,12 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		s.sweepDue, s.trashDue = false, false
 	}
 	res, done, err := ch.finish(ctx)
+	contacts, netErr := nr.stop()
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
+	rec.Network = contacts
 	cs, ops, err := scanLayers(plan.Layers)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
@@ -279,10 +291,14 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	s.torndown[id] = done
 	s.light[id] = lr
-	return &Pending{
+	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started,
-	}, nil
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Network: contacts,
+	}
+	if netErr != nil {
+		p.NetworkError = netErr.Error()
+	}
+	return p, nil
 }
 
 // matchTop gives an upper dir the mode (and, for root, the owner) of the
@@ -438,6 +454,10 @@ type child struct {
 	ended chan struct{}
 	// sendErr is what sending the config failed with.
 	sendErr error
+	// net serves the run's network, egressFd is the init's end of its
+	// socket (0 when the run has the host's network).
+	net      *netRun
+	egressFd int
 }
 
 // stdio gives the init the sandbox's streams: files directly, anything
@@ -540,6 +560,19 @@ func (s *Sandbox) spawn() (*child, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
+	var netParent, netChild *os.File
+	egressFd := 0
+	if !s.network {
+		if netParent, netChild, err = sandboxnet.SocketPair(); err != nil {
+			cfgR.Close()
+			cfgW.Close()
+			resR.Close()
+			resW.Close()
+			return nil, err
+		}
+		egressFd = 3 + len(cmd.ExtraFiles)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild)
+	}
 	// The network namespace is created here, with the others, although
 	// it costs the kernel about a millisecond that the init could spend
 	// building the root: created by one thread of the init, it would leave
@@ -565,7 +598,7 @@ func (s *Sandbox) spawn() (*child, error) {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.AmbientCaps = []uintptr{
-			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP,
+			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE, unix.CAP_SETPCAP,
 			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
 			unix.CAP_CHOWN, unix.CAP_MKNOD,
 		}
@@ -592,13 +625,24 @@ func (s *Sandbox) spawn() (*child, error) {
 	for _, f := range closeAfter {
 		f.Close()
 	}
+	if netChild != nil {
+		netChild.Close()
+	}
 	if err != nil {
 		close(ended)
 		cfgW.Close()
 		resR.Close()
+		if netParent != nil {
+			netParent.Close()
+		}
 		return nil, unavailable(err)
 	}
-	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}, nil
+	ch := &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}
+	if netParent != nil {
+		ch.egressFd = egressFd
+		ch.net = s.startNet(netParent)
+	}
+	return ch, nil
 }
 
 // kill stops the init and waits until it is gone.
@@ -608,6 +652,7 @@ func (c *child) kill() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // send sends the init its config, which sets it going.
@@ -622,6 +667,7 @@ func (c *child) stop() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // finish waits, after send, until the script has ended and every process

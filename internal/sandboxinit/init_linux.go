@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/sandboxnet"
 )
 
 // Fds the parent passes to the init, after stdin, stdout and stderr.
@@ -66,7 +68,7 @@ func runInit(cfg *Config, sigs <-chan os.Signal) Result {
 	if cfg.Net {
 		lo <- nil
 	} else {
-		go func() { lo <- LoopbackUp() }()
+		go func() { lo <- netUp(cfg) }()
 	}
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
@@ -356,6 +358,22 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 			return err
 		}
 		r.Unprotected = append(r.Unprotected, "/dev/shm")
+	}
+	return nil
+}
+
+// netUp brings the loopback up and, when nash asked for it, hands nash
+// the sandbox's network traffic (see package sandboxnet). A failure of the
+// latter is nash's to report, over the same socket: the script still runs,
+// with its loopback only.
+func netUp(cfg *Config) error {
+	if err := LoopbackUp(); err != nil {
+		return err
+	}
+	if cfg.EgressFd > 0 {
+		syscall.CloseOnExec(cfg.EgressFd)
+		_ = sandboxnet.Handover(cfg.EgressFd)
+		_ = unix.Close(cfg.EgressFd)
 	}
 	return nil
 }

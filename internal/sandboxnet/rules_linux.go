@@ -16,8 +16,6 @@ const (
 	nftaTproxyRegPort   = 3
 	nfAccept            = 1
 	nfDrop              = 0
-	nfprotoIPv4         = 2
-	nfprotoIPv6         = 10
 )
 
 // Table and chain names, as `nft list ruleset` shows them inside.
@@ -26,26 +24,27 @@ const (
 	chainName = "egress"
 )
 
-// ports are the ports of the catching sockets the rules send traffic to;
-// zero where a family is missing.
+// ports are the ports of the catching sockets the rules send traffic to:
+// each is bound to the same port in both families.
 type ports struct {
-	tcp4, tcp6, udp4, udp6 uint16
+	tcp, udp uint16
 }
 
 // addRoutes makes every address local: a connection to any of them is
 // delivered in the namespace, where the nftables rules take it.
 func addRoutes(v6 bool) error {
-	route := func(family uint8) *msg {
+	families := []uint8{unix.AF_INET}
+	if v6 {
+		families = append(families, unix.AF_INET6)
+	}
+	var msgs []*msg
+	for _, f := range families {
 		// struct rtmsg: family, dst_len, src_len, tos, table, protocol,
 		// scope, type, flags.
-		fixed := []byte{family, 0, 0, 0, unix.RT_TABLE_LOCAL, unix.RTPROT_BOOT, unix.RT_SCOPE_HOST, unix.RTN_LOCAL, 0, 0, 0, 0}
+		fixed := []byte{f, 0, 0, 0, unix.RT_TABLE_LOCAL, unix.RTPROT_BOOT, unix.RT_SCOPE_HOST, unix.RTN_LOCAL, 0, 0, 0, 0}
 		m := newMsg(unix.RTM_NEWROUTE, unix.NLM_F_REQUEST|unix.NLM_F_CREATE|unix.NLM_F_EXCL|unix.NLM_F_ACK, fixed)
 		m.u32(unix.RTA_OIF, loIndex)
-		return m
-	}
-	msgs := []*msg{route(unix.AF_INET)}
-	if v6 {
-		msgs = append(msgs, route(unix.AF_INET6))
+		msgs = append(msgs, m)
 	}
 	if err := talk(unix.NETLINK_ROUTE, msgs, len(msgs)); err != nil {
 		return fmt.Errorf("add routes: %w", err)
@@ -99,7 +98,8 @@ func socketTransparent() func(m *msg) {
 	})
 }
 
-func tproxy(family uint32, port uint16) []func(m *msg) {
+// tproxy sends the packet to the socket at port of its own family.
+func tproxy(port uint16) []func(m *msg) {
 	return []func(m *msg){
 		expr("immediate", func(m *msg) {
 			m.be32(unix.NFTA_IMMEDIATE_DREG, unix.NFT_REG_1)
@@ -108,7 +108,7 @@ func tproxy(family uint32, port uint16) []func(m *msg) {
 			})
 		}),
 		expr("tproxy", func(m *msg) {
-			m.be32(nftaTproxyFamily, family)
+			m.be32(nftaTproxyFamily, unix.NFPROTO_UNSPEC)
 			m.be32(nftaTproxyRegPort, unix.NFT_REG_1)
 		}),
 	}
@@ -123,41 +123,32 @@ func verdict(code uint32) func(m *msg) {
 	})
 }
 
-var loopback6 = []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
-
 // rules is the chain, in nft's words:
 //
-//	ip daddr 127.0.0.0/8 socket transparent 0 accept   # the sandbox's own
-//	ip6 daddr ::1 socket transparent 0 accept
-//	ip daddr != 127.0.0.0/8 icmp type echo-request drop
-//	ip6 daddr != ::1 icmpv6 type echo-request drop
-//	meta l4proto tcp tproxy ip to :TCP4 accept
-//	meta l4proto tcp tproxy ip6 to :TCP6 accept
-//	udp dport != 53 tproxy ip to :UDP4 accept           # DNS reaches port 53
-//	udp dport != 53 tproxy ip6 to :UDP6 accept
+//	socket transparent 0 accept                  # the sandbox's own sockets
+//	meta l4proto tcp tproxy to :TCP accept
+//	udp dport != 53 tproxy to :UDP accept        # DNS reaches port 53
+//	meta l4proto icmp ip daddr != 127.0.0.0/8 drop
+//	meta l4proto ipv6-icmp ip6 daddr != ::1 drop
 //
-// A packet that matches an established transparent socket is given to it
-// by tproxy itself; one that matches no rule is delivered as usual.
+// A packet for a socket of the sandbox's own (a server it runs, a client
+// waiting for its answer, the DNS socket) goes to it; every other TCP
+// connection and UDP datagram goes to the catching sockets. A packet of an
+// established connection to them is given to its socket by tproxy itself.
+// ICMP to any address but the loopback is dropped: every address being
+// local, ping would otherwise get answers from hosts it never reached.
 func rules(p ports) []rule {
-	v4 := cmp(unix.NFT_CMP_EQ, nfprotoIPv4)
-	v6 := cmp(unix.NFT_CMP_EQ, nfprotoIPv6)
 	nh, th := uint32(unix.NFT_PAYLOAD_NETWORK_HEADER), uint32(unix.NFT_PAYLOAD_TRANSPORT_HEADER)
-	rs := []rule{
-		{meta(unix.NFT_META_NFPROTO), v4, payload(nh, 16, 1), cmp(unix.NFT_CMP_EQ, 127), socketTransparent(), cmp(unix.NFT_CMP_EQ, 0), verdict(nfAccept)},
-		{meta(unix.NFT_META_NFPROTO), v4, payload(nh, 16, 1), cmp(unix.NFT_CMP_NEQ, 127), meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_ICMP), payload(th, 0, 1), cmp(unix.NFT_CMP_EQ, 8), verdict(nfDrop)},
-		append(rule{meta(unix.NFT_META_NFPROTO), v4, meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_TCP)}, append(tproxy(nfprotoIPv4, p.tcp4), verdict(nfAccept))...),
-		append(rule{meta(unix.NFT_META_NFPROTO), v4, meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_UDP), payload(th, 2, 2), cmp(unix.NFT_CMP_NEQ, 0, 53)}, append(tproxy(nfprotoIPv4, p.udp4), verdict(nfAccept))...),
+	return []rule{
+		{socketTransparent(), cmp(unix.NFT_CMP_EQ, 0), verdict(nfAccept)},
+		append(rule{meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_TCP)}, append(tproxy(p.tcp), verdict(nfAccept))...),
+		append(rule{meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_UDP), payload(th, 2, 2), cmp(unix.NFT_CMP_NEQ, 0, DNSPort)}, append(tproxy(p.udp), verdict(nfAccept))...),
+		{meta(unix.NFT_META_NFPROTO), cmp(unix.NFT_CMP_EQ, unix.NFPROTO_IPV4), meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_ICMP), payload(nh, 16, 1), cmp(unix.NFT_CMP_NEQ, 127), verdict(nfDrop)},
+		{meta(unix.NFT_META_NFPROTO), cmp(unix.NFT_CMP_EQ, unix.NFPROTO_IPV6), meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_ICMPV6), payload(nh, 24, 16), cmp(unix.NFT_CMP_NEQ, loopback6...), verdict(nfDrop)},
 	}
-	if p.tcp6 != 0 {
-		rs = append(rs,
-			rule{meta(unix.NFT_META_NFPROTO), v6, payload(nh, 24, 16), cmp(unix.NFT_CMP_EQ, loopback6...), socketTransparent(), cmp(unix.NFT_CMP_EQ, 0), verdict(nfAccept)},
-			rule{meta(unix.NFT_META_NFPROTO), v6, payload(nh, 24, 16), cmp(unix.NFT_CMP_NEQ, loopback6...), meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_ICMPV6), payload(th, 0, 1), cmp(unix.NFT_CMP_EQ, 128), verdict(nfDrop)},
-			append(rule{meta(unix.NFT_META_NFPROTO), v6, meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_TCP)}, append(tproxy(nfprotoIPv6, p.tcp6), verdict(nfAccept))...),
-			append(rule{meta(unix.NFT_META_NFPROTO), v6, meta(unix.NFT_META_L4PROTO), cmp(unix.NFT_CMP_EQ, unix.IPPROTO_UDP), payload(th, 2, 2), cmp(unix.NFT_CMP_NEQ, 0, 53)}, append(tproxy(nfprotoIPv6, p.udp6), verdict(nfAccept))...),
-		)
-	}
-	return rs
 }
+
+var loopback6 = []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 
 // addRules installs the table, its chain and rules in one batch.
 func addRules(p ports) error {

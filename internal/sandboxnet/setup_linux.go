@@ -74,8 +74,8 @@ func (s sock) name() string {
 // traffic to them.
 func setup() ([]sock, error) {
 	var socks []sock
-	open := func(kind Kind, v6 bool) (uint16, error) {
-		fd, port, err := openSocket(kind, v6)
+	open := func(kind Kind, v6 bool, port uint16) (uint16, error) {
+		fd, port, err := openSocket(kind, v6, port)
 		if err != nil {
 			return 0, err
 		}
@@ -84,27 +84,27 @@ func setup() ([]sock, error) {
 	}
 	var p ports
 	var err error
-	if p.tcp4, err = open(TCP, false); err != nil {
+	if p.tcp, err = open(TCP, false, 0); err != nil {
 		return socks, err
 	}
-	if _, err = open(DNS, false); err != nil {
+	if p.udp, err = open(UDP, false, 0); err != nil {
 		return socks, err
 	}
-	if p.udp4, err = open(UDP, false); err != nil {
+	if _, err = open(DNS, false, DNSPort); err != nil {
 		return socks, err
 	}
 	// IPv6 may be off in this kernel: then the sandbox has none either.
 	v6 := true
-	if p.tcp6, err = open(TCP, true); errors.Is(err, unix.EAFNOSUPPORT) || errors.Is(err, unix.EADDRNOTAVAIL) {
+	if _, err = open(TCP, true, p.tcp); errors.Is(err, unix.EAFNOSUPPORT) || errors.Is(err, unix.EADDRNOTAVAIL) {
 		v6 = false
 	} else if err != nil {
 		return socks, err
 	}
 	if v6 {
-		if _, err = open(DNS, true); err != nil {
+		if _, err = open(UDP, true, p.udp); err != nil {
 			return socks, err
 		}
-		if p.udp6, err = open(UDP, true); err != nil {
+		if _, err = open(DNS, true, DNSPort); err != nil {
 			return socks, err
 		}
 	}
@@ -117,8 +117,9 @@ func setup() ([]sock, error) {
 	return socks, nil
 }
 
-// openSocket opens one catching socket and returns it with its port.
-func openSocket(kind Kind, v6 bool) (fd int, port uint16, err error) {
+// openSocket opens one catching socket on port (0: any) and returns it
+// with its port.
+func openSocket(kind Kind, v6 bool, bindPort uint16) (fd int, port uint16, err error) {
 	family, level := unix.AF_INET, unix.SOL_IP
 	if v6 {
 		family, level = unix.AF_INET6, unix.SOL_IPV6
@@ -159,13 +160,9 @@ func openSocket(kind Kind, v6 bool) (fd int, port uint16, err error) {
 			return fail("set option", err)
 		}
 	}
-	bindPort := 0
-	if kind == DNS {
-		bindPort = DNSPort
-	}
-	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: bindPort}
+	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: int(bindPort)}
 	if v6 {
-		sa = &unix.SockaddrInet6{Port: bindPort}
+		sa = &unix.SockaddrInet6{Port: int(bindPort)}
 	}
 	if err := unix.Bind(fd, sa); err != nil {
 		return fail("bind", err)
@@ -195,11 +192,18 @@ func Receive(f *os.File) ([]Socket, error) {
 	oob := make([]byte, unix.CmsgSpace(8*4))
 	var n, oobn int
 	var err error
-	for {
-		n, oobn, _, _, err = unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
+	// Through the runtime's poller (the parent's end is non-blocking), so
+	// that the wait holds no thread.
+	rc, cerr := f.SyscallConn()
+	if cerr != nil {
+		return nil, fmt.Errorf("receive the network sockets: %w", cerr)
+	}
+	rerr := rc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
+		return !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
+	})
+	if err == nil {
+		err = rerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("receive the network sockets: %w", err)
@@ -259,6 +263,10 @@ func (e *SetupError) Error() string { return "network interception unavailable: 
 func SocketPair() (parent, child *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
+		return nil, nil, fmt.Errorf("socket pair: %w", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		closeAll(fds[:])
 		return nil, nil, fmt.Errorf("socket pair: %w", err)
 	}
 	return os.NewFile(uintptr(fds[0]), "egress"), os.NewFile(uintptr(fds[1]), "egress-init"), nil
