@@ -39,10 +39,6 @@ func child() int {
 	}
 	say := func(f string, a ...any) { fmt.Printf(f+"\n", a...) }
 	say("handover took %v", time.Since(t0))
-	if os.Getenv("NETDEBUG") != "" {
-		o, _ := exec.Command("sh", "-c", "ip rule; ip -6 rule; ip route show table 100; ip -6 route show table 100").CombinedOutput()
-		say("%s", o)
-	}
 	// The sandbox's own loopback service is its own.
 	own, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -220,7 +216,6 @@ func TestHandover(t *testing.T) {
 			t.Errorf("child did not say %q; it said:\n%s", want, said)
 		}
 	}
-	t.Log(said)
 	seen := strings.Join(got, "\n")
 	for _, want := range []string{
 		"203.0.113.7:80 hello 203.0.113.7:80",
