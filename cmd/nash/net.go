@@ -61,6 +61,19 @@ func (n netPlan) allow(rules []egress.Rule) netPlan {
 	return n
 }
 
+// covers reports whether the plan allows every destination r names (for
+// a name rule, the name itself; for an address rule, its first address).
+func (n netPlan) covers(r egress.Rule) bool {
+	if n.host {
+		return true
+	}
+	var a netip.Addr
+	if r.Host == "" {
+		a = r.Prefix.Addr()
+	}
+	return n.policy.Allows(r.Host, a, r.Port)
+}
+
 // resolveNet builds a run's network plan from --net (its value: "" for
 // none, "*" for the host's network, else HOST[:PORT] rules) and the
 // config's lists for dir. Deny lists hold whatever allows.
@@ -228,14 +241,14 @@ func deniedRules(cs []egress.Contact) []egress.Rule {
 	return out
 }
 
-// askNetwork offers, once, to allow the denied destinations: all, some
-// (by number, from the list it shows) or none. End of input is none.
-func askNetwork(in *bufio.Reader, w io.Writer, rules []egress.Rule) []egress.Rule {
+// askNetwork asks question once about destinations: all, some (by number,
+// from the list it shows) or none. End of input is none.
+func askNetwork(in *bufio.Reader, w io.Writer, question string, rules []egress.Rule) []egress.Rule {
 	if len(rules) == 0 {
 		return nil
 	}
 	for {
-		fmt.Fprintf(w, "allow and run again? [a]ll %d, [p]ick, [n]one: ", len(rules))
+		fmt.Fprintf(w, "%s [a]ll %d, [p]ick, [n]one: ", question, len(rules))
 		line, err := in.ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "a", "all", "y", "yes":

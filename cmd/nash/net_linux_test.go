@@ -61,11 +61,13 @@ func startHostServers(t *testing.T, extraConfig string) *hostServers {
 }
 
 // script reaches the web server by name with curl, the TCP server with
-// bash's own sockets, and a name that nothing serves.
+// bash's own sockets, and a name that nothing serves. The names are in
+// variables, so that nothing is predicted from the text and asked up front.
 func (s *hostServers) script() string {
-	return fmt.Sprintf(`curl -sS -m 10 http://web.nash.test:%s/page > web.out; echo "web=$?"
+	return fmt.Sprintf(`web=web.nash.test other=elsewhere.nash.test
+curl -sS -m 10 http://$web:%s/page > web.out; echo "web=$?"
 if exec 3<>/dev/tcp/127.0.0.1/%s; then echo ping >&3; read -t 10 line <&3; fi; echo "tcp=$line"
-curl -sS -m 10 https://elsewhere.nash.test/ > /dev/null; echo "elsewhere=$?"
+curl -sS -m 10 https://$other/ > /dev/null; echo "elsewhere=$?"
 `, s.webPort, s.tcpPort)
 }
 
@@ -199,5 +201,30 @@ func TestNetConfigLists(t *testing.T) {
 	_, errOut, code := s.nash(t, proj).run("", "run", "--yes", "--", "touch x")
 	if code != exitUsage || !strings.Contains(errOut, "config net.allow") {
 		t.Fatalf("bad config entry: exit %d, %s", code, errOut)
+	}
+}
+
+// TestNetAllowPredictedUpFront: the destinations the script's text names
+// are offered before it runs, in one answer, and not asked about again.
+func TestNetAllowPredictedUpFront(t *testing.T) {
+	s := startHostServers(t, "")
+	n := s.nash(t, t.TempDir())
+	script := fmt.Sprintf("curl -sS -m 10 http://web.nash.test:%s/early; echo web=$?; curl -sS -m 5 https://elsewhere.nash.test/; echo done", s.webPort)
+	out, errOut, code := n.run("p\n1\n", "run", "--", script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	before, after, _ := strings.Cut(errOut, "allow them for this run?")
+	if !strings.Contains(before, "the script names 2 destination(s)") || !strings.Contains(before, "web.nash.test:"+s.webPort) {
+		t.Fatalf("no prediction before the run:\n%s", errOut)
+	}
+	if !strings.Contains(out, "web=0") || s.webHits.Load() != 1 {
+		t.Errorf("the destination allowed up front was not reached:\n%s\n%s", out, errOut)
+	}
+	if strings.Contains(after, "allow and run again?") {
+		t.Errorf("a destination declined up front was asked about again:\n%s", errOut)
+	}
+	if !strings.Contains(after, "denied   elsewhere.nash.test:443") {
+		t.Errorf("the declined destination is not in the summary:\n%s", errOut)
 	}
 }

@@ -130,6 +130,24 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	in := bufio.NewReader(io.in)
 	msg := io.err // nash's own words go to stderr; the script owns stdout
 	asked := map[string]bool{}
+	if !o.yes && !plan.host {
+		// Before the run: the destinations the script's text names, in
+		// one question. Declined ones are not asked about again.
+		var offer []egress.Rule
+		for _, r := range egress.Predict(script, cwd) {
+			if !asked[r.String()] && !plan.covers(r) {
+				asked[r.String()] = true
+				offer = append(offer, r)
+			}
+		}
+		if len(offer) > 0 {
+			fmt.Fprintf(msg, "network: the script names %d destination(s); it reaches none unless allowed:\n", len(offer))
+			for i, r := range offer {
+				fmt.Fprintf(msg, "  %2d %s\n", i+1, effects.Quote(r.String()))
+			}
+			plan = plan.allow(askNetwork(in, msg, "allow them for this run?", offer))
+		}
+	}
 	var sb *sandbox.Sandbox
 	var p *sandbox.Pending
 	for {
@@ -161,7 +179,7 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 				offer = append(offer, r)
 			}
 		}
-		chosen := askNetwork(in, msg, offer)
+		chosen := askNetwork(in, msg, "allow and run again?", offer)
 		if len(chosen) == 0 {
 			break
 		}
