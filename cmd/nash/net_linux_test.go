@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -226,5 +227,39 @@ func TestNetAllowPredictedUpFront(t *testing.T) {
 	}
 	if !strings.Contains(after, "denied   elsewhere.nash.test:443") {
 		t.Errorf("the declined destination is not in the summary:\n%s", errOut)
+	}
+}
+
+// TestNetPromptInTerminal is the batched question as a person sees it in a
+// terminal: the destinations the run was refused, one question, a pick,
+// the second run with exactly that one allowed, the commit.
+func TestNetPromptInTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is needed for this test (.ci/run installs it): %v", err)
+	}
+	s := startHostServers(t, "")
+	t.Setenv("NASH_CONFIG", s.config) // the tmux server, and so nash, inherit it
+	dir := t.TempDir()
+	rt := startRunTerm(t, dir, filepath.Join(t.TempDir(), "state"), "run", "--", s.script())
+	rt.waitFor(`allow and run again\? \[a\]ll 3, \[p\]ick, \[n\]one:`)
+	screen := rt.screen()
+	for _, want := range []string{"network: 3 destination(s) tried, 3 denied", "denied   web.nash.test:" + s.webPort, "denied   127.0.0.1:" + s.tcpPort} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	rt.send("p", "Enter")
+	rt.waitFor(`numbers to allow \(e\.g\. 1 3\), empty for none:`)
+	rt.send("2", "Enter")
+	rt.waitFor(`commit these changes\? \[c\]ommit, \[a\]bort, \[d\]iff:`)
+	screen = rt.screen()
+	if !strings.Contains(screen, "running the script again with 127.0.0.1:"+s.tcpPort+" allowed") ||
+		!strings.Contains(screen, "allowed  127.0.0.1:"+s.tcpPort) || !strings.Contains(screen, "tcp=echo ping") {
+		t.Errorf("second run:\n%s", screen)
+	}
+	rt.send("c", "Enter")
+	rt.waitFor(`NASH-EXIT=0`)
+	if s.tcpHits.Load() != 1 || s.webHits.Load() != 0 {
+		t.Errorf("hits: tcp %d web %d, want 1 0", s.tcpHits.Load(), s.webHits.Load())
 	}
 }
