@@ -231,8 +231,8 @@ func deniedRules(cs []egress.Contact) []egress.Rule {
 		if c.Allowed {
 			continue
 		}
-		r, err := egress.ParseRule(c.Destination())
-		if err != nil || seen[r.String()] {
+		r, ok := c.Rule()
+		if !ok || seen[r.String()] {
 			continue
 		}
 		seen[r.String()] = true

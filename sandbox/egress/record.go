@@ -69,10 +69,11 @@ func (c *Contact) Destination() string {
 	return host + ":" + strconv.Itoa(int(c.Port))
 }
 
-// Rule is the rule that allows exactly this destination.
-func (c *Contact) Rule() Rule {
-	r, _ := ParseRule(c.Destination())
-	return r
+// Rule is the rule that allows exactly this destination; false when the
+// contact names none (a malformed name from a DNS query).
+func (c *Contact) Rule() (Rule, bool) {
+	r, err := ParseRule(c.Destination())
+	return r, err == nil
 }
 
 // recorder sums attempts up per destination.
