@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -148,8 +149,13 @@ func TestHandover(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("receive: %v\nchild said:\n%s", err, out.String())
 	}
+	var mu sync.Mutex
 	var got []string
-	tcpSeen := make(chan string, 8)
+	seen := func(s string) {
+		mu.Lock()
+		got = append(got, s)
+		mu.Unlock()
+	}
 	for _, s := range socks {
 		switch s.Kind {
 		case TCP:
@@ -165,7 +171,7 @@ func TestHandover(t *testing.T) {
 						return
 					}
 					line, _ := bufio.NewReader(c).ReadString('\n')
-					tcpSeen <- c.LocalAddr().String() + " " + strings.TrimSpace(line)
+					seen(c.LocalAddr().String() + " " + strings.TrimSpace(line))
 					fmt.Fprintf(c, "caught %s\n", c.LocalAddr())
 					c.Close()
 				}
@@ -187,7 +193,7 @@ func TestHandover(t *testing.T) {
 						return
 					}
 					dst, err := OriginalDst(oob[:oobn])
-					tcpSeen <- fmt.Sprintf("%s %v %q %v", kind, dst, b[:n], err)
+					seen(fmt.Sprintf("%s %v %q %v", kind, dst, b[:n], err))
 					if kind == DNS {
 						uc.WriteMsgUDPAddrPort([]byte("answer"), ReplyFrom(dst.Addr()), from)
 					}
@@ -199,10 +205,6 @@ func TestHandover(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out.String())
 	}
 	time.Sleep(50 * time.Millisecond)
-	close(tcpSeen)
-	for s := range tcpSeen {
-		got = append(got, s)
-	}
 	said := out.String()
 	for _, want := range []string{
 		"tcp 203.0.113.7:80 -> caught 203.0.113.7:80",
@@ -216,17 +218,19 @@ func TestHandover(t *testing.T) {
 			t.Errorf("child did not say %q; it said:\n%s", want, said)
 		}
 	}
-	seen := strings.Join(got, "\n")
+	mu.Lock()
+	all := strings.Join(got, "\n")
+	mu.Unlock()
 	for _, want := range []string{
 		"203.0.113.7:80 hello 203.0.113.7:80",
 		`dns 198.51.100.53:53 "query" <nil>`,
 		`udp 192.0.2.9:123 "ntp" <nil>`,
 	} {
-		if !strings.Contains(seen, want) {
-			t.Errorf("nash side did not see %q; it saw:\n%s", want, seen)
+		if !strings.Contains(all, want) {
+			t.Errorf("nash side did not see %q; it saw:\n%s", want, all)
 		}
 	}
-	if strings.Contains(seen, "own") {
-		t.Errorf("the namespace's own loopback connection reached nash:\n%s", seen)
+	if strings.Contains(all, "own") {
+		t.Errorf("the namespace's own loopback connection reached nash:\n%s", all)
 	}
 }
