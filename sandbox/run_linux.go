@@ -241,7 +241,6 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		Version: sandboxinit.Version,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
-		EgressFd: ch.egressFd,
 	}
 	nr := ch.net
 	// The record is written while the init builds the root. Until it is
@@ -454,10 +453,8 @@ type child struct {
 	ended chan struct{}
 	// sendErr is what sending the config failed with.
 	sendErr error
-	// net serves the run's network, egressFd is the init's end of its
-	// socket (0 when the run has the host's network).
-	net      *netRun
-	egressFd int
+	// net serves the run's network (nil when it has the host's).
+	net *netRun
 }
 
 // stdio gives the init the sandbox's streams: files directly, anything
@@ -561,7 +558,6 @@ func (s *Sandbox) spawn() (*child, error) {
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
 	var netParent, netChild *os.File
-	egressFd := 0
 	if !s.network {
 		if netParent, netChild, err = sandboxnet.SocketPair(); err != nil {
 			cfgR.Close()
@@ -570,7 +566,8 @@ func (s *Sandbox) spawn() (*child, error) {
 			resW.Close()
 			return nil, err
 		}
-		egressFd = 3 + len(cmd.ExtraFiles)
+		// The init's end is the descriptor after those it already gets.
+		cmd.Env = append(cmd.Env, sandboxinit.EgressEnvVar+"="+strconv.Itoa(3+len(cmd.ExtraFiles)))
 		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild)
 	}
 	// The network namespace is created here, with the others, although
@@ -639,7 +636,6 @@ func (s *Sandbox) spawn() (*child, error) {
 	}
 	ch := &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}
 	if netParent != nil {
-		ch.egressFd = egressFd
 		ch.net = s.startNet(netParent)
 	}
 	return ch, nil

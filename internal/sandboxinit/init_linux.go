@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -36,6 +37,7 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
+	netDone := startNet()
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(resultFd)
 	res := os.NewFile(resultFd, "result")
@@ -51,7 +53,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r = runInit(cfg, sigs)
+		r = runInit(cfg, sigs, netDone)
 	}
 	_, _ = res.Write(EncodeResult(&r))
 	// Closing the pipe lets the parent go on while the kernel tears the
@@ -60,15 +62,20 @@ func Main() {
 	os.Exit(0)
 }
 
-func runInit(cfg *Config, sigs <-chan os.Signal) Result {
+func runInit(cfg *Config, sigs <-chan os.Signal, netDone <-chan error) Result {
 	var r Result
-	// The loopback comes up while the root is built: the network
+	// The loopback comes up while the root is built (or, with nash's
+	// egress socket, was started before the config came): the network
 	// namespace belongs to the whole process, not to a thread.
-	lo := make(chan error, 1)
-	if cfg.Net {
-		lo <- nil
-	} else {
-		go func() { lo <- netUp(cfg) }()
+	lo := netDone
+	if lo == nil {
+		c := make(chan error, 1)
+		if cfg.Net {
+			c <- nil
+		} else {
+			go func() { c <- LoopbackUp() }()
+		}
+		lo = c
 	}
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
@@ -362,20 +369,28 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
-// netUp brings the loopback up and, when nash asked for it, hands nash
-// the sandbox's network traffic (see package sandboxnet). A failure of the
-// latter is nash's to report, over the same socket: the script still runs,
-// with its loopback only.
-func netUp(cfg *Config) error {
-	if err := LoopbackUp(); err != nil {
-		return err
+// startNet starts, when nash passed its egress socket (EgressEnvVar),
+// bringing the loopback up and handing nash the sandbox's network traffic
+// (package sandboxnet); it returns nil when there is no such socket. A
+// failure of the hand-over is nash's to report, from the same socket: the
+// script still runs, with its loopback only.
+func startNet() <-chan error {
+	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
+	if err != nil || fd <= resultFd {
+		return nil
 	}
-	if cfg.EgressFd > 0 {
-		syscall.CloseOnExec(cfg.EgressFd)
-		_ = sandboxnet.Handover(cfg.EgressFd)
-		_ = unix.Close(cfg.EgressFd)
-	}
-	return nil
+	syscall.CloseOnExec(fd)
+	done := make(chan error, 1)
+	go func() {
+		defer unix.Close(fd)
+		if err := LoopbackUp(); err != nil {
+			done <- err
+			return
+		}
+		_ = sandboxnet.Handover(fd)
+		done <- nil
+	}()
+	return done
 }
 
 // LoopbackUp brings up lo in the calling process's network namespace (the

@@ -3,7 +3,8 @@ package sandboxinit
 // Version changes whenever Config or Result do, or what
 // the init is expected to do with them, so a nash-sandbox built from other
 // sources is caught, not misread. Version 2: a wire form of its own (see
-// wire_linux.go). Version 3: EgressFd.
+// wire_linux.go). Version 3: the init hands the sandbox's network traffic
+// to nash when EgressEnvVar names a descriptor.
 const Version = 3
 
 // Config is what the parent sends the sandbox init over its config pipe
@@ -18,10 +19,6 @@ type Config struct {
 	Net         bool     `json:"net"`         // keep the host network
 	Unprotected bool     `json:"unprotected"` // bind what cannot be overlaid, live
 	Root        bool     `json:"root"`        // the caller is root on the host
-	// EgressFd, when not 0, is the init's end of the unix socket over
-	// which it hands nash the sockets that catch the sandbox's network
-	// traffic (package sandboxnet).
-	EgressFd int `json:"egress_fd,omitempty"`
 }
 
 // Result is what the init reports back when the script has ended, or

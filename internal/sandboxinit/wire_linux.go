@@ -173,7 +173,6 @@ func EncodeConfig(c *Config) []byte {
 	w.bool(c.Net)
 	w.bool(c.Unprotected)
 	w.bool(c.Root)
-	w.int(c.EgressFd)
 	return w.b
 }
 
@@ -216,7 +215,6 @@ func DecodeConfig(b []byte) (*Config, error) {
 	c.Net = r.bool()
 	c.Unprotected = r.bool()
 	c.Root = r.bool()
-	c.EgressFd = r.int()
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("decode sandbox config: %w", err)
 	}
