@@ -70,7 +70,7 @@ func (s sock) name() string {
 	return string(s.kind) + "4"
 }
 
-// setup opens the sockets, then adds the routes and rules that send
+// setup opens the sockets, then adds the rules and routes that send
 // traffic to them.
 func setup() ([]sock, error) {
 	var socks []sock
@@ -108,10 +108,12 @@ func setup() ([]sock, error) {
 			return socks, err
 		}
 	}
-	if err := addRoutes(v6); err != nil {
+	// The rules first: where they cannot be had, no route makes other
+	// addresses local, and the sandbox is as it was, loopback only.
+	if err := addRules(p); err != nil {
 		return socks, err
 	}
-	if err := addRules(p); err != nil {
+	if err := addRoutes(v6); err != nil {
 		return socks, err
 	}
 	return socks, nil
