@@ -263,3 +263,21 @@ func TestNetPromptInTerminal(t *testing.T) {
 		t.Errorf("hits: tcp %d web %d, want 1 0", s.tcpHits.Load(), s.webHits.Load())
 	}
 }
+
+// TestNetShellYes: in the shell's flow (nash -c), --yes does not give the
+// network the analysis predicts, only what the config allows.
+func TestNetShellYes(t *testing.T) {
+	s := startHostServers(t, "")
+	n := s.nash(t, t.TempDir())
+	curl := "curl -sS -m 5 http://127.0.0.1:" + s.webPort + "/shell"
+	_, errOut, _ := n.run("", "-c", "--yes", curl)
+	if s.webHits.Load() != 0 {
+		t.Fatalf("nash -c --yes reached a destination nothing allowed:\n%s", errOut)
+	}
+	b, _ := os.ReadFile(s.config)
+	os.WriteFile(s.config, append(b, []byte("  allow: [\"127.0.0.1:"+s.webPort+"\"]\n")...), 0o644)
+	out, errOut, _ := n.run("", "-c", "--yes", curl)
+	if s.webHits.Load() != 1 || !strings.Contains(out, "hello from web /shell") {
+		t.Fatalf("the config's allow list does not hold in nash -c:\n%s\n%s", out, errOut)
+	}
+}
