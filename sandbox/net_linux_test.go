@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -272,3 +273,25 @@ func need(t *testing.T, prog string) {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestNetworkScriptCannotUndoRules: the script (even as root) holds no
+// CAP_NET_ADMIN, so it cannot remove the rules or routes that hand its
+// network attempts to nash.
+func TestNetworkScriptCannotUndoRules(t *testing.T) {
+	e := newEnv(t)
+	e.run("grep -E '^Cap(Eff|Bnd):' /proc/self/status")
+	const netAdmin = 12
+	for _, line := range strings.Split(strings.TrimSpace(e.stdout.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("unexpected status line %q", line)
+		}
+		caps, err := strconv.ParseUint(f[1], 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps&(1<<netAdmin) != 0 {
+			t.Errorf("the script holds CAP_NET_ADMIN: %s", line)
+		}
+	}
+}

@@ -413,11 +413,12 @@ func LoopbackUp() error {
 }
 
 // droppedCaps are removed from the script's bounding set: with them it
-// could unmount the overlays and reach the host's files, or trace the init.
+// could unmount the overlays and reach the host's files, or trace the init,
+// or (CAP_NET_ADMIN) undo the rules that hand nash its network attempts.
 var droppedCaps = []int{
 	unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
 	unix.CAP_SYS_BOOT, unix.CAP_SYS_TIME, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE,
-	unix.CAP_SETPCAP,
+	unix.CAP_SETPCAP, unix.CAP_NET_ADMIN,
 }
 
 // runScript runs the script as the init's only child and waits for it,
