@@ -295,3 +295,33 @@ func TestNetworkScriptCannotUndoRules(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkProxyClients: a client that honours https_proxy asks the
+// proxy (here a name nobody serves) for its destination with CONNECT; nash
+// takes that destination as the one to decide on, and serves as the proxy.
+func TestNetworkProxyClients(t *testing.T) {
+	need(t, "curl")
+	s := startServers(t)
+	allow, _ := egress.ParseRules("secure.nash.test:" + port(s.secure))
+	e := newEnv(t, NetResolver(testHosts), NetPolicy(egress.Policy{Allow: allow}))
+	p := e.run(fmt.Sprintf(`export https_proxy=http://proxy.corp.test:3128 http_proxy=http://proxy.corp.test:3128
+curl -sS -m 10 --cacert %s https://secure.nash.test:%s/; echo "secure=$?"
+curl -sS -m 10 http://web.nash.test:%s/; echo "web=$?"`, s.caFile, port(s.secure), port(s.web)))
+	out := e.stdout.String()
+	if !strings.Contains(out, "secure hello") || !strings.Contains(out, "secure=0") || strings.Contains(out, "web says") {
+		t.Fatalf("through the proxy: %s\n%s", out, e.stderr.String())
+	}
+	sec := contactOf(t, p.Network, "secure.nash.test:"+port(s.secure))
+	web := contactOf(t, p.Network, "web.nash.test:"+port(s.web))
+	if !sec.Allowed || !sec.ViaProxy || sec.SNI != "secure.nash.test" || sec.Received == 0 {
+		t.Errorf("CONNECT to an allowed destination: %+v", sec)
+	}
+	if web.Allowed || !web.ViaProxy || s.webHits.Load() != 0 {
+		t.Errorf("absolute URL to a denied destination: %+v (hits %d)", web, s.webHits.Load())
+	}
+	for _, c := range p.Network {
+		if strings.HasPrefix(c.Destination(), "proxy.corp.test") {
+			t.Errorf("the proxy hop is recorded as a destination: %+v", c)
+		}
+	}
+}

@@ -208,6 +208,9 @@ func (p *Proxy) serveConn(c net.Conn) {
 	head := readHead(c, p.cfg.PeekTimeout)
 	s := sniff(head)
 	if s.http != nil && (s.http.method == "CONNECT" || strings.HasPrefix(strings.ToLower(s.http.target), "http://")) {
+		if d.name != "" {
+			p.rec.proxyHop(d.name)
+		}
 		p.serveProxyRequest(c, s.http, head)
 		return
 	}

@@ -81,6 +81,19 @@ type recorder struct {
 	mu    sync.Mutex
 	byKey map[string]*Contact
 	order []*Contact
+	// hops are names the script used as its HTTP proxy: their lookups
+	// are not destinations of their own (what went through them is).
+	hops map[string]bool
+}
+
+// proxyHop notes that name was used as an HTTP proxy.
+func (r *recorder) proxyHop(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hops == nil {
+		r.hops = map[string]bool{}
+	}
+	r.hops[name] = true
 }
 
 func (r *recorder) key(host string, addr netip.Addr, port uint16, proto string, allowed bool) string {
@@ -138,7 +151,7 @@ func (r *recorder) contacts() []Contact {
 	}
 	var out []Contact
 	for _, c := range r.order {
-		if c.Proto == ProtoDNS && connected[c.Host] {
+		if c.Proto == ProtoDNS && (connected[c.Host] || r.hops[c.Host]) {
 			continue
 		}
 		cc := *c
