@@ -369,27 +369,28 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
-// startNet starts, when nash passed its egress socket (EgressEnvVar),
-// bringing the loopback up and handing nash the sandbox's network traffic
-// (package sandboxnet); it returns nil when there is no such socket. A
-// failure of the hand-over is nash's to report, from the same socket: the
-// script still runs, with its loopback only.
+// startNet, when nash passed its egress socket (EgressEnvVar), brings
+// the loopback up and hands nash the sandbox's network traffic (package
+// sandboxnet), there and then: it runs before the config is read, in time
+// the init would spend waiting for nash to plan the run, and on the init's
+// own thread, which a busy machine schedules sooner than a second one. It
+// returns nil when there is no such socket, else a channel holding the
+// loopback's error. A failure of the hand-over is nash's to report, from
+// the same socket: the script still runs, with its loopback only.
 func startNet() <-chan error {
 	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
 	if err != nil || fd <= resultFd {
 		return nil
 	}
 	syscall.CloseOnExec(fd)
+	defer unix.Close(fd)
 	done := make(chan error, 1)
-	go func() {
-		defer unix.Close(fd)
-		if err := LoopbackUp(); err != nil {
-			done <- err
-			return
-		}
-		_ = sandboxnet.Handover(fd)
-		done <- nil
-	}()
+	if err := LoopbackUp(); err != nil {
+		done <- err
+		return done
+	}
+	_ = sandboxnet.Handover(fd)
+	done <- nil
 	return done
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -60,4 +61,24 @@ func ReplyFrom(addr netip.Addr) []byte {
 		return b
 	}
 	return nil
+}
+
+// Readable reports whether any of the sockets has something waiting to be
+// read (a datagram, or a connection to accept), without blocking.
+func Readable(socks ...syscall.Conn) bool {
+	fds := make([]unix.PollFd, 0, len(socks))
+	var keep []syscall.RawConn // the descriptors stay open while polled
+	for _, s := range socks {
+		rc, err := s.SyscallConn()
+		if err != nil {
+			continue
+		}
+		_ = rc.Control(func(fd uintptr) {
+			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		})
+		keep = append(keep, rc)
+	}
+	n, err := unix.Poll(fds, 0)
+	_ = keep
+	return err == nil && n > 0
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nash-shell/nash/internal/sandboxnet"
@@ -102,6 +103,12 @@ func Start(cfg Config, socks Sockets) *Proxy {
 // gone by then), waits for the relays to end and returns what was
 // contacted, in the order first tried.
 func (p *Proxy) Stop() []Contact {
+	// What arrived just before the sandbox ended and is not taken yet is
+	// taken first: every attempt is recorded.
+	socks := p.conns4Poll()
+	for end := time.Now().Add(time.Second); sandboxnet.Readable(socks...) && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+	}
 	p.cancel()
 	for _, l := range p.socks.TCP {
 		l.Close()
@@ -117,6 +124,20 @@ func (p *Proxy) Stop() []Contact {
 	p.mu.Unlock()
 	p.wg.Wait()
 	return p.rec.contacts()
+}
+
+// conns4Poll lists the sockets, to see whether anything waits on them.
+func (p *Proxy) conns4Poll() []syscall.Conn {
+	var out []syscall.Conn
+	for _, l := range p.socks.TCP {
+		if sc, ok := l.(syscall.Conn); ok {
+			out = append(out, sc)
+		}
+	}
+	for _, u := range append(append([]*net.UDPConn(nil), p.socks.DNS...), p.socks.UDP...) {
+		out = append(out, u)
+	}
+	return out
 }
 
 // Contacts returns what was contacted so far.

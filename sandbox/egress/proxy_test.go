@@ -235,3 +235,27 @@ func TestProxy(t *testing.T) {
 		t.Error("a lookup that went nowhere is not listed")
 	}
 }
+
+// TestStopTakesWhatWaits: an attempt made just before the run ends (a
+// connection not yet accepted, a query not yet read) is still recorded.
+func TestStopTakesWhatWaits(t *testing.T) {
+	for i := range 20 {
+		tp, ls := newTestProxy(t, Policy{}, 1)
+		tp.stands(ls[0], netip.MustParseAddrPort("203.0.113.9:80"))
+		c, err := net.Dial("tcp", ls[0].Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := net.Dial("udp", tp.dns.LocalAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Write(query(1, fmt.Sprintf("late%d.test", i), typeA))
+		cs := tp.Stop()
+		c.Close()
+		u.Close()
+		if find(cs, "203.0.113.9:80", ProtoTCP) == nil || len(cs) != 2 {
+			t.Fatalf("round %d: %+v", i, cs)
+		}
+	}
+}
