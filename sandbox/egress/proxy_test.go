@@ -259,3 +259,33 @@ func TestStopTakesWhatWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestDNSOverTCP: a query over TCP to port 53, at any address, is answered
+// by nash's resolver too.
+func TestDNSOverTCP(t *testing.T) {
+	tp, ls := newTestProxy(t, Policy{}, 1)
+	tp.stands(ls[0], netip.MustParseAddrPort("198.51.100.1:53"))
+	c, err := net.Dial("tcp", ls[0].Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := query(9, "tcp.example", typeA)
+	c.Write(append([]byte{byte(len(q) >> 8), byte(len(q))}, q...))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var l [2]byte
+	if _, err := io.ReadFull(c, l[:]); err != nil {
+		t.Fatal(err)
+	}
+	resp := make([]byte, int(l[0])<<8|int(l[1]))
+	if _, err := io.ReadFull(c, resp); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	code, addrs := parseAnswer(t, resp)
+	if code != rcodeOK || len(addrs) != 1 || !fakeNet.Contains(addrs[0]) {
+		t.Fatalf("answer: %d %v", code, addrs)
+	}
+	if cs := tp.Stop(); find(cs, "tcp.example", ProtoDNS) == nil {
+		t.Fatalf("the lookup is not recorded: %+v", cs)
+	}
+}
