@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("NASH_TEST_RENAMES"); spec != "" {
 		os.Exit(renamesMain(spec))
 	}
+	if os.Getenv("NASH_TEST_NET") != "" {
+		os.Exit(netHelperMain())
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/sandboxinit"
+	"github.com/nash-shell/nash/internal/sandboxnet"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Pending is a finished run waiting for commit or abort.
@@ -34,6 +36,12 @@ type Pending struct {
 	// namespaces are unavailable and Unprotected allowed it.
 	Unsandboxed bool      `json:"unsandboxed,omitempty"`
 	Started     time.Time `json:"started"`
+	// Network lists what the run tried to reach outside the sandbox,
+	// allowed or not (none when it had the host's network, unwatched).
+	Network []egress.Contact `json:"network,omitempty"`
+	// NetworkError says why the run's network attempts could not be
+	// caught (it then had its loopback only, and nothing was recorded).
+	NetworkError string `json:"network_error,omitempty"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -250,6 +258,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
 	}
+	nr := ch.net
 	// The record is written while the init builds the root. Until it is
 	// there, recovery by another nash leaves the run dir alone (it is
 	// new); should this process die first, the init dies with it and the
@@ -264,11 +273,13 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		s.sweepDue, s.trashDue = false, false
 	}
 	res, done, err := ch.finish(ctx)
+	contacts, netErr := nr.stop()
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
 	rec.Renames = res.Renames
+	rec.Network = contacts
 	if m != nil {
 		openUppers(plan.Layers, planted)
 	}
@@ -303,10 +314,14 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	s.torndown[id] = done
 	s.light[id] = lr
-	return &Pending{
+	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started,
-	}, nil
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Network: contacts,
+	}
+	if netErr != nil {
+		p.NetworkError = netErr.Error()
+	}
+	return p, nil
 }
 
 // matchTop gives an upper dir the mode (and, for root, the owner) of the
@@ -465,6 +480,8 @@ type child struct {
 	ended chan struct{}
 	// sendErr is what sending the config failed with.
 	sendErr error
+	// net serves the run's network (nil when it has the host's).
+	net *netRun
 }
 
 // stdio gives the init the sandbox's streams: files directly, anything
@@ -567,6 +584,19 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
+	var netParent, netChild *os.File
+	if !s.network {
+		if netParent, netChild, err = sandboxnet.SocketPair(); err != nil {
+			cfgR.Close()
+			cfgW.Close()
+			resR.Close()
+			resW.Close()
+			return nil, err
+		}
+		// The init's end is the descriptor after those it already gets.
+		cmd.Env = append(cmd.Env, sandboxinit.EgressEnvVar+"="+strconv.Itoa(3+len(cmd.ExtraFiles)))
+		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild)
+	}
 	// The network namespace is created here, with the others, although
 	// it costs the kernel about a millisecond that the init could spend
 	// building the root: created by one thread of the init, it would leave
@@ -595,7 +625,7 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 			attr.GidMappings = nil // newgidmap maps the gids below (ids_linux.go)
 		}
 		attr.AmbientCaps = []uintptr{
-			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP,
+			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE, unix.CAP_SETPCAP,
 			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
 			unix.CAP_CHOWN, unix.CAP_MKNOD,
 		}
@@ -628,13 +658,23 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 			<-done
 		}
 	}
+	if netChild != nil {
+		netChild.Close()
+	}
 	if err != nil {
 		close(ended)
 		cfgW.Close()
 		resR.Close()
+		if netParent != nil {
+			netParent.Close()
+		}
 		return nil, unavailable(err)
 	}
-	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}, nil
+	ch := &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}
+	if netParent != nil {
+		ch.net = s.startNet(netParent)
+	}
+	return ch, nil
 }
 
 // kill stops the init and waits until it is gone.
@@ -644,6 +684,7 @@ func (c *child) kill() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // send sends the init its config, which sets it going.
@@ -658,6 +699,7 @@ func (c *child) stop() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // finish waits, after send, until the script has ended and every process

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nash-shell/nash/internal/sandboxinit"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // TxState is the state of a transaction.
@@ -48,6 +49,9 @@ type Tx struct {
 	// model writes it after the commit (see SetSummary). Empty when no
 	// model was configured or it did not answer.
 	Summary string `json:"summary,omitempty"`
+	// Network lists what the run tried to reach outside the sandbox,
+	// allowed or not, with bytes each way.
+	Network []egress.Contact `json:"network,omitempty"`
 }
 
 // runState is the state of a sandboxed run that is not yet committed.
@@ -80,6 +84,8 @@ type runRecord struct {
 	// replace; Touched names those changed outside nash while it ran.
 	Pre     map[string]fingerprint
 	Touched []string
+	// Network is what the run tried to reach (Pending.Network).
+	Network []egress.Contact
 }
 
 // layout names the files of the state directory.

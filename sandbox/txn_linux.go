@@ -210,7 +210,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	tx := &Tx{
 		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
-		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records),
+		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}
 	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {

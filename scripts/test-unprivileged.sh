@@ -32,7 +32,7 @@ chmod 755 "$dir"
 # The sandbox package is built with the race detector; cmd/nash, whose
 # end-to-end tests start hundreds of nash processes, without it (the root
 # pass of make test already runs it under -race), to keep CI within time.
-pkgs=(sandbox cmd/nash)
+pkgs=(sandbox internal/sandboxnet cmd/nash)
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
   mkdir -p "$dir/$p"

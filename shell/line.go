@@ -394,7 +394,9 @@ func (l *liner) runAndCommit(ctx context.Context, prompt, script string, rep *ef
 		defer f.Close()
 		stdin = f
 	}
-	spec := OpenSpec{Dir: l.st.Dir, Env: l.st.Environ(), Stdin: stdin, Stdout: l.out, Stderr: l.errw, Network: network}
+	// --yes never gives the network that the analysis predicts: only
+	// what the configuration allows (see OpenSpec.Network).
+	spec := OpenSpec{Dir: l.st.Dir, Env: l.st.Environ(), Stdin: stdin, Stdout: l.out, Stderr: l.errw, Network: network && !l.opts.Yes}
 	if l.json != nil {
 		spec.Stdout = l.errw // stdout is for the JSON object
 	}

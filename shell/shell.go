@@ -38,7 +38,10 @@ type OpenSpec struct {
 	Env            []string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	Network        bool
+	// Network gives the script the host's network, all of it; without
+	// it the script reaches only what the configuration allows, and
+	// every attempt is recorded.
+	Network bool
 }
 
 // OpenFunc opens a sandbox. The shell opens one per run (the directory and

@@ -23,6 +23,7 @@ type config struct {
 		Roots []string `yaml:"roots"` // what nash index add indexes when given no path
 	} `yaml:"index"`
 	Keys map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
+	Net  netConfig          `yaml:"net"`  // destinations runs may (or may never) reach
 }
 
 // keyList reads a key binding written as one key or a list of keys.

@@ -15,12 +15,13 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 type runOptions struct {
 	yes         bool
 	json        bool
-	net         bool
+	net         string // --net: "" none, "*" the host's network, else HOST[:PORT] rules
 	unprotected bool
 	file        string
 }
@@ -28,11 +29,20 @@ type runOptions struct {
 func newRunCmd(io stdio) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--yes] [--json] [--net] (-- SCRIPT | -f FILE)",
+		Use:   "run [--yes] [--json] [--net[=HOST[:PORT],...]] (-- SCRIPT | -f FILE)",
 		Short: "run a shell script in the sandbox, show what it changed, then commit or abort",
 		Long: `Run a script (bash syntax) in a sandbox: the live files stay untouched while
 it runs; afterwards nash shows exactly what changed and asks whether to
 commit or abort. Every commit can be undone with 'nash undo'.
+
+By default the script reaches nothing outside the sandbox: every attempt
+(DNS lookup, connection) is recorded and refused, and the summary lists
+them; nash then offers to run it again with those destinations allowed.
+--net=HOST[:PORT],... allows those destinations (*.example.com: any name
+below example.com; an address; a port or any), for every program; --net
+alone gives the script the host's network, all of it, unwatched. The
+config file's net: section allows or denies destinations for every run or
+per directory; --yes never allows what the flag or the config did not.
 
 The script's exit code becomes nash's exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,7 +52,8 @@ The script's exit code becomes nash's exit code.`,
 	f := cmd.Flags()
 	f.BoolVarP(&o.yes, "yes", "y", false, "commit without asking")
 	f.BoolVar(&o.json, "json", false, "print one JSON object describing the run")
-	f.BoolVar(&o.net, "net", false, "give the script the network (default: loopback only)")
+	f.StringVar(&o.net, "net", "", "allow these destinations (`HOST[:PORT],...`); --net alone: the host's whole network")
+	f.Lookup("net").NoOptDefVal = netAllFlag
 	f.BoolVar(&o.unprotected, "unprotected", false, "run even where the sandbox cannot hold back changes (they happen live)")
 	f.StringVarP(&o.file, "file", "f", "", "read the script from `FILE` (- for stdin)")
 	return cmd
@@ -60,6 +71,10 @@ type runResult struct {
 	// Summary is the model's summary of a committed change, when a model
 	// is configured and answered.
 	Summary string `json:"summary,omitempty"`
+	// Network lists what the run tried to reach, allowed or not;
+	// NetworkError says why that could not be watched.
+	Network      []egress.Contact `json:"network,omitempty"`
+	NetworkError string           `json:"network_error,omitempty"`
 }
 
 type jsonChange struct {
@@ -106,15 +121,84 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
 func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io.err)))
+	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
-		return wrapSandboxErr(err)
+		return err
 	}
-	p, err := sb.Run(ctx, script)
+	cwd, _ := os.Getwd()
+	plan, err := resolveNet(o.net, cfg.Net, cwd)
 	if err != nil {
-		return wrapSandboxErr(err)
+		return err
 	}
-	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
+	in := bufio.NewReader(io.in)
+	msg := io.err // nash's own words go to stderr; the script owns stdout
+	asked := map[string]bool{}
+	if !o.yes && !plan.host {
+		// Before the run: the destinations the script's text names, in
+		// one question. Declined ones are not asked about again.
+		var offer []egress.Rule
+		for _, r := range egress.Predict(script, cwd) {
+			if !asked[r.String()] && !plan.covers(r) {
+				asked[r.String()] = true
+				offer = append(offer, r)
+			}
+		}
+		if len(offer) > 0 {
+			fmt.Fprintf(msg, "network: the script names %d destination(s); it reaches none unless allowed:\n", len(offer))
+			for i, r := range offer {
+				fmt.Fprintf(msg, "  %2d %s\n", i+1, effects.Quote(r.String()))
+			}
+			plan = plan.allow(askNetwork(in, msg, "allow them for this run?", offer))
+		}
+	}
+	var sb *sandbox.Sandbox
+	var p *sandbox.Pending
+	for {
+		sb, err = openSandbox(ctx, cmd, io, append(plan.options(), sandbox.Unprotected(o.unprotected), sandbox.Warn(warnUnwritable(io.err)))...)
+		if err != nil {
+			return wrapSandboxErr(err)
+		}
+		p, err = sb.Run(ctx, script)
+		if err != nil {
+			return wrapSandboxErr(err)
+		}
+		if p.Unsandboxed {
+			break
+		}
+		if !o.json || !o.yes {
+			if err := writeRunSummary(msg, script, p); err != nil {
+				return err
+			}
+		}
+		// One question for every destination the run was refused,
+		// asked once each: allowing runs the script again with them.
+		if o.yes {
+			break
+		}
+		var offer []egress.Rule
+		for _, r := range deniedRules(p.Network) {
+			if !asked[r.String()] {
+				asked[r.String()] = true
+				offer = append(offer, r)
+			}
+		}
+		chosen := askNetwork(in, msg, "allow and run again?", offer)
+		if len(chosen) == 0 {
+			break
+		}
+		if err := sb.Abort(p.ID); err != nil {
+			return err
+		}
+		_ = sb.Close()
+		plan = plan.allow(chosen)
+		names := make([]string, len(chosen))
+		for i, r := range chosen {
+			names[i] = effects.Quote(r.String())
+		}
+		fmt.Fprintf(msg, "nash: running the script again with %s allowed; the first run's changes are discarded\n", strings.Join(names, ", "))
+	}
+	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{},
+		Network: p.Network, NetworkError: p.NetworkError}
 	for _, c := range p.Changes.Changes {
 		jc := jsonChange{Path: c.Path, Kind: c.Kind}
 		if c.Kind == effects.Renamed {
@@ -122,7 +206,6 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 		}
 		res.Changes = append(res.Changes, jc)
 	}
-	msg := io.err // nash's own words go to stderr; the script owns stdout
 	if p.Unsandboxed {
 		fmt.Fprintln(msg, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
 		return finishRun(o, res, io)
@@ -131,31 +214,28 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 		fmt.Fprintf(msg, "nash: these paths were NOT protected and were changed live: %s\n", quoteAll(p.Unprotected))
 	}
 	if p.Changes.Len() == 0 {
-		_ = sb.Abort(p.ID)
+		if !reachedNetwork(p) {
+			_ = sb.Abort(p.ID)
+			if !o.json {
+				fmt.Fprintln(msg, "nash: no changes")
+			}
+			return finishRun(o, res, io)
+		}
+		// Nothing changed here, but the run reached the network: that is
+		// kept in the history, as a transaction with no file changes.
+		tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{Prompt: prompt})
+		if err != nil {
+			_ = sb.Abort(p.ID)
+			return wrapSandboxErr(err)
+		}
 		if !o.json {
-			fmt.Fprintln(msg, "nash: no changes")
+			fmt.Fprintf(msg, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", tx.ID, tx.ID)
 		}
 		return finishRun(o, res, io)
 	}
-	if !o.json || !o.yes {
-		sum := summaryOptions(msg)
-		if err := effects.WriteSummary(msg, p.Changes, sum); err != nil {
-			return err
-		}
-		// Where the run did other than the script's text said, show it
-		// loudly next to the summary (invariant 4). A script that does
-		// not parse has no prediction: nothing more is shown then.
-		if cwd, err := os.Getwd(); err == nil {
-			if rep, err := effects.Analyze(script, effects.Dir(cwd), effects.Home(sum.Home)); err == nil {
-				if err := effects.WriteSurprises(msg, effects.Compare(rep, p.Changes), sum); err != nil {
-					return err
-				}
-			}
-		}
-	}
 	commit := o.yes
 	if !commit {
-		commit, err = askCommit(sb, p, io)
+		commit, err = askCommit(sb, p, in, io)
 		if err != nil {
 			_ = sb.Abort(p.ID)
 			return err
@@ -206,6 +286,39 @@ func warnUnwritable(w io.Writer) func([]sandbox.Warning) {
 			fmt.Fprintf(w, "nash: warning: %s: %s\n", effects.Quote(x.Path), effects.EscapeLine(x.Reason))
 		}
 	}
+}
+
+// writeRunSummary shows what a run changed (and where that differs from
+// what the script's text predicted) and what it tried to reach.
+func writeRunSummary(w io.Writer, script string, p *sandbox.Pending) error {
+	sum := summaryOptions(w)
+	if p.Changes.Len() > 0 {
+		if err := effects.WriteSummary(w, p.Changes, sum); err != nil {
+			return err
+		}
+		// Where the run did other than the script's text said, show it
+		// loudly next to the summary (invariant 4). A script that does
+		// not parse has no prediction: nothing more is shown then.
+		if cwd, err := os.Getwd(); err == nil {
+			if rep, err := effects.Analyze(script, effects.Dir(cwd), effects.Home(sum.Home)); err == nil {
+				if err := effects.WriteSurprises(w, effects.Compare(rep, p.Changes), sum); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	writeNetSummary(w, p)
+	return nil
+}
+
+// reachedNetwork reports whether a run reached some destination.
+func reachedNetwork(p *sandbox.Pending) bool {
+	for _, c := range p.Network {
+		if c.Allowed && c.Proto == egress.ProtoTCP && c.Error == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // summarizeCommit asks the configured model for a plain-English summary
@@ -267,8 +380,7 @@ func finishRun(o runOptions, res runResult, io stdio) error {
 
 // askCommit asks on stderr and reads stdin until the person chooses.
 // End of input means abort: nothing is ever committed by default.
-func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) {
-	in := bufio.NewReader(io.in)
+func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, in *bufio.Reader, io stdio) (bool, error) {
 	for {
 		fmt.Fprint(io.err, "commit these changes? [c]ommit, [a]bort, [d]iff: ")
 		line, err := in.ReadString('\n')

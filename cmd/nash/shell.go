@@ -135,6 +135,14 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
 			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}
+			if !s.Network {
+				// The config's allow and deny lists, as nash run has them.
+				plan, err := resolveNet("", c.Net, s.Dir)
+				if err != nil {
+					return nil, err
+				}
+				opts = append(opts, plan.options()...)
+			}
 			if s.Dir != "" {
 				opts = append(opts, sandbox.Dir(s.Dir))
 			}

@@ -50,6 +50,9 @@ func newLogCmd(io stdio) *cobra.Command {
 					// On a line of its own, under the script.
 					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(t.Summary, 100))
 				}
+				if len(t.Network) > 0 {
+					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(netBrief(t.Network), 100))
+				}
 			}
 			return tw.Flush()
 		},
@@ -95,6 +98,7 @@ func newShowCmd(io stdio) *cobra.Command {
 			if err := effects.WriteSummary(io.out, cs, summaryOptions(io.out)); err != nil {
 				return err
 			}
+			writeTxNetwork(io.out, t.Network)
 			if diff {
 				for _, c := range cs.Changes {
 					if c.Kind != effects.Modified {

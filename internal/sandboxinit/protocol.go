@@ -4,8 +4,9 @@ package sandboxinit
 // the init is expected to do with them, so a nash-sandbox built from other
 // sources is caught, not misread. Version 2: a wire form of its own (see
 // wire_linux.go). Version 3: the Result names the directories the init
-// moved for the script.
-const Version = 3
+// moved for the script. Version 4: the init hands the sandbox's network
+// traffic to nash when EgressEnvVar names a descriptor.
+const Version = 4
 
 // Config is what the parent sends the sandbox init over its config pipe
 // (EncodeConfig; the json tags only name the fields).
