@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Elsewhere than on Linux there are no namespaces to build a sandbox
@@ -19,14 +20,26 @@ import (
 
 // Pending is a finished run waiting for commit or abort.
 type Pending struct {
-	ID          string             `json:"id"`
-	ExitCode    int                `json:"exit_code"`
-	Changes     *effects.ChangeSet `json:"-"`
-	Unprotected []string           `json:"unprotected,omitempty"`
-	ReadOnly    []string           `json:"read_only,omitempty"`
-	Unsandboxed bool               `json:"unsandboxed,omitempty"`
-	Started     time.Time          `json:"started"`
+	ID           string             `json:"id"`
+	ExitCode     int                `json:"exit_code"`
+	Changes      *effects.ChangeSet `json:"-"`
+	Unprotected  []string           `json:"unprotected,omitempty"`
+	ReadOnly     []string           `json:"read_only,omitempty"`
+	Unsandboxed  bool               `json:"unsandboxed,omitempty"`
+	Started      time.Time          `json:"started"`
+	Network      []egress.Contact   `json:"network,omitempty"`
+	NetworkError string             `json:"network_error,omitempty"`
 }
+
+// Warning is something a script may not be able to change in the sandbox
+// as it could outside.
+type Warning struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Warn sets what Run calls with warnings; Run is never reached here.
+func Warn(f func([]Warning)) Option { return func(s *Sandbox) { s.warn = f } }
 
 // CommitOptions narrows a commit.
 type CommitOptions struct {
@@ -145,6 +158,8 @@ func (s *Sandbox) Close() error { return nil }
 // summary.go) refer to.
 
 type lightRun struct{}
+
+type ids struct{}
 
 type fingerprint struct{}
 

@@ -61,7 +61,7 @@ func (s *Sandbox) StageVersion(ctx context.Context, path string, v Version) (*Pe
 		return nil, fmt.Errorf("copy version %d of %s: %w", v.N, strconvQuote(path), err)
 	}
 	layers := []sandboxinit.Layer{{Point: point, Upper: upper}}
-	cs, ops, err := scanLayers(layers)
+	cs, ops, err := scanLayers(layers, nil, nil)
 	if err != nil {
 		_ = removeRun(l.runDir(id))
 		return nil, fmt.Errorf("read the staged change: %w", err)

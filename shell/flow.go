@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/netip"
 	"time"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // The run flow: every script nash runs goes through run, whichever face
@@ -16,7 +18,8 @@ import (
 // nash run, nash group, nash join) brought it:
 //
 //	request or script ─► plan (a request only) ─► analysis ─► review
-//	    ─► sandbox run ─► effect summary ─► commit all / pick paths / abort
+//	    ─► network consent ─► sandbox run ─► effect summary
+//	    ─► (allow what was refused and run again) ─► commit all / pick paths / abort
 //
 // The flow decides; the face asks and shows. A face answers the questions
 // of the flow (review, confirm, decide, ...) and renders its events, each
@@ -43,11 +46,12 @@ type job struct {
 
 // flowOptions are what the command line says about a pass.
 type flowOptions struct {
-	yes         bool // approve and commit without asking; never the second confirmation
-	dryRun      bool // show the review; run nothing
-	print       bool // print the script; run nothing
-	network     bool // give the script the network whatever the analysis says
-	unprotected bool // run where the sandbox cannot hold changes back, saying so
+	yes         bool          // approve and commit without asking; never the second confirmation
+	dryRun      bool          // show the review; run nothing
+	print       bool          // print the script; run nothing
+	network     bool          // give the script the host's network, all of it (nash run --net)
+	allow       []egress.Rule // destinations allowed beyond the configuration's (--net=HOST,...)
+	unprotected bool          // run where the sandbox cannot hold changes back, saying so
 }
 
 // action is an answer at review.
@@ -66,6 +70,14 @@ const (
 type decision struct {
 	abort bool
 	paths []string // nil: every change
+}
+
+// netQuestion offers destinations a run may not reach: those the script
+// names, before it runs, or those a run was refused (again), to run it
+// again with them allowed.
+type netQuestion struct {
+	rules []egress.Rule
+	again bool
 }
 
 // runFunc runs the script with the streams the face hands it.
@@ -93,6 +105,9 @@ type face interface {
 	// decide asks what to do with a run's changes (showing diffs and
 	// letting the person pick paths as asked).
 	decide(o *outcome) (decision, error)
+	// allowNet asks which of q's destinations the run may reach: all,
+	// some or none (nil).
+	allowNet(q netQuestion) ([]egress.Rule, error)
 	// say shows an event.
 	say(ev event)
 }
@@ -121,6 +136,8 @@ type (
 		tx    *sandbox.Tx
 		paths []string
 	} // committed as transaction tx
+	evNetAgain struct{ rules []egress.Rule } // running the script again with these allowed
+	evNetKept  struct{ tx *sandbox.Tx }      // no file changes, but what the run reached is kept as tx
 )
 
 func (evQuestion) isEvent()     {}
@@ -136,6 +153,8 @@ func (evNoChanges) isEvent()    {}
 func (evOutcome) isEvent()      {}
 func (evNotCommitted) isEvent() {}
 func (evCommitted) isEvent()    {}
+func (evNetAgain) isEvent()     {}
+func (evNetKept) isEvent()      {}
 
 // Record is the JSON object that describes one pass through the flow: nash
 // -c --json, nash run --json, nash group --json and nash join --json all
@@ -169,12 +188,16 @@ type RunRecord struct {
 	Surprises   *effects.Surprises `json:"surprises,omitempty"`
 	Unprotected []string           `json:"unprotected,omitempty"` // changed live (--unprotected)
 	Unsandboxed bool               `json:"unsandboxed,omitempty"` // ran with no sandbox at all (--unprotected)
-	Committed   bool               `json:"committed"`
-	Transaction string             `json:"transaction,omitempty"`
-	Paths       []string           `json:"committed_paths,omitempty"` // the paths picked, when not all
-	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
-	Locked      []string           `json:"locked,omitempty"`          // locked paths: nothing committed
-	Summary     string             `json:"summary,omitempty"`         // the model's summary of the commit
+	// Network lists what the run tried to reach, allowed or not;
+	// NetworkError says why that could not be watched.
+	Network      []egress.Contact   `json:"network,omitempty"`
+	NetworkError string             `json:"network_error,omitempty"`
+	Committed    bool               `json:"committed"`
+	Transaction  string             `json:"transaction,omitempty"`
+	Paths        []string           `json:"committed_paths,omitempty"` // the paths picked, when not all
+	Conflicts    []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
+	Locked       []string           `json:"locked,omitempty"`          // locked paths: nothing committed
+	Summary      string             `json:"summary,omitempty"`         // the model's summary of the commit
 }
 
 // flowResult is what a pass leaves for the session: the record, the
@@ -215,7 +238,7 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 		if err != nil {
 			return r, err
 		}
-		return e.finish(ctx, f, j, r, &outcome{sb: sb, pending: p, prompt: j.title}, entryOf(j, ""))
+		return e.finish(ctx, f, j, r, &outcome{sb: sb, pending: p, prompt: j.title}, entryOf(j, ""), false)
 	}
 	var a *planner.Artifact
 	if planned {
@@ -341,18 +364,136 @@ review:
 		}
 	}
 
-	// The run in the sandbox, on the streams the face hands over.
-	network := j.opts.network || a.NeedsNetwork || a.Report.Network
+	// The network: a run reaches what the configuration and --net allow.
+	// What the script names beyond that is offered before it runs, in
+	// one question; what a run was refused, after it, to run it again.
+	// --yes allows nothing more.
 	script, rep := a.Script, a.Report
-	o, err := f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
-		spec := OpenSpec{Dir: j.dir, Env: j.env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Network: network, Unprotected: j.opts.unprotected}
-		return e.run(ctx, spec, prompt, script, rep)
-	})
-	if err != nil {
-		return r, err
+	allowed := append([]egress.Rule(nil), j.opts.allow...)
+	asked := map[string]bool{}
+	if !j.opts.network && !j.opts.yes {
+		offer, err := e.netOffer(egress.Predict(script, j.dir), j.dir, allowed, asked)
+		if err != nil {
+			return r, err
+		}
+		if len(offer) > 0 {
+			chosen, err := f.allowNet(netQuestion{rules: offer})
+			if err != nil {
+				return r, e.aborted(f, r, false, err)
+			}
+			allowed = append(allowed, chosen...)
+		}
 	}
-	r.ran = true
-	return e.finish(ctx, f, j, r, o, entryOf(j, script))
+
+	// The run in the sandbox, on the streams the face hands over.
+	var o *outcome
+	shown := false // the effect summary of o has been shown
+	for {
+		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected}
+		var err error
+		o, err = f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
+			spec.Stdin, spec.Stdout, spec.Stderr = stdin, stdout, stderr
+			return e.run(ctx, spec, prompt, script, rep)
+		})
+		if err != nil {
+			return r, err
+		}
+		r.ran = true
+		p := o.pending
+		if p.Unsandboxed || j.opts.yes {
+			break
+		}
+		if hasOutcome(o) {
+			f.say(evOutcome{o})
+			shown = true
+		}
+		var offer []egress.Rule
+		for _, rule := range deniedRules(p.Network) {
+			if !asked[rule.String()] {
+				asked[rule.String()] = true
+				offer = append(offer, rule)
+			}
+		}
+		if len(offer) == 0 {
+			break
+		}
+		chosen, err := f.allowNet(netQuestion{rules: offer, again: true})
+		if err != nil {
+			_ = o.sb.Abort(p.ID)
+			return r, e.aborted(f, r, true, err)
+		}
+		if len(chosen) == 0 {
+			break
+		}
+		_ = o.sb.Abort(p.ID)
+		allowed = append(allowed, chosen...)
+		f.say(evNetAgain{chosen})
+		shown = false
+	}
+	return e.finish(ctx, f, j, r, o, entryOf(j, script), shown)
+}
+
+// netOffer is what of rules (the script's destinations) runs in dir may
+// not reach, beyond the configuration's policy and allowed, and has not
+// been asked about; it marks them asked.
+func (e *engine) netOffer(rules []egress.Rule, dir string, allowed []egress.Rule, asked map[string]bool) ([]egress.Rule, error) {
+	var policy egress.Policy
+	if e.cfg.Net != nil {
+		var err error
+		if policy, err = e.cfg.Net(dir); err != nil {
+			return nil, err
+		}
+	}
+	policy.Allow = append(append([]egress.Rule(nil), policy.Allow...), allowed...)
+	var out []egress.Rule
+	for _, r := range rules {
+		var a netip.Addr
+		if r.Host == "" {
+			a = r.Prefix.Addr()
+		}
+		if asked[r.String()] || policy.Allows(r.Host, a, r.Port) {
+			continue
+		}
+		asked[r.String()] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// deniedRules lists, once each, the rules that would allow the denied
+// destinations a run tried.
+func deniedRules(cs []egress.Contact) []egress.Rule {
+	var out []egress.Rule
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Allowed {
+			continue
+		}
+		r, ok := c.Rule()
+		if !ok || seen[r.String()] {
+			continue
+		}
+		seen[r.String()] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// reachedNetwork reports whether a run reached some destination.
+func reachedNetwork(p *sandbox.Pending) bool {
+	for _, c := range p.Network {
+		if c.Allowed && c.Proto == egress.ProtoTCP && c.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOutcome reports whether a run has an effect summary to show: files
+// changed, paths changed live, or the network tried.
+func hasOutcome(o *outcome) bool {
+	p := o.pending
+	return o.changed() || len(p.Unprotected) > 0 || len(p.Network) > 0 || p.NetworkError != ""
 }
 
 // entryOf is what the planner's history keeps of j's script.
@@ -365,10 +506,12 @@ func entryOf(j job, script string) planner.HistoryEntry {
 
 // finish takes a run (or a staged change) from its effect summary to the
 // commit, the abort, or the commit of some paths.
-func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *outcome, entry planner.HistoryEntry) (*flowResult, error) {
+// shown says the effect summary has been shown already.
+func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *outcome, entry planner.HistoryEntry, shown bool) (*flowResult, error) {
 	planned := j.route == English
 	p := o.pending
-	run := &RunRecord{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []effects.Change{}}
+	run := &RunRecord{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []effects.Change{},
+		Network: p.Network, NetworkError: p.NetworkError}
 	if p.Changes != nil && p.Changes.Changes != nil {
 		run.Changes = p.Changes.Changes
 		if o.report != nil {
@@ -395,15 +538,32 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		r.saved = script
 		return r, status()
 	case !o.changed() && len(p.Unprotected) == 0:
-		_ = o.sb.Abort(p.ID)
 		r.history = append(r.history, entry)
-		f.say(evNoChanges{})
 		r.saved = script
+		if !shown && hasOutcome(o) {
+			f.say(evOutcome{o})
+		}
+		if !reachedNetwork(p) {
+			_ = o.sb.Abort(p.ID)
+			f.say(evNoChanges{})
+			return r, status()
+		}
+		// Nothing changed here, but the run reached the network: that
+		// is kept in the history, as a transaction with no file changes.
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt})
+		if err != nil {
+			_ = o.sb.Abort(p.ID)
+			return r, err
+		}
+		run.Committed, run.Transaction = true, tx.ID
+		f.say(evNetKept{tx})
 		return r, status()
 	}
 
 	// The effect summary, then commit all, some paths, or nothing.
-	f.say(evOutcome{o})
+	if !shown {
+		f.say(evOutcome{o})
+	}
 	var tx *sandbox.Tx
 	var paths []string
 	for {

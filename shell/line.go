@@ -15,6 +15,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // LineOptions shape the line mode and the one-shots.
@@ -23,9 +24,11 @@ type LineOptions struct {
 	DryRun bool // plan and show the review; run nothing
 	Print  bool // print the script only
 	JSON   bool // print one Record describing the pass on out
-	// Network gives the script the network whatever the analysis says
-	// (nash run --net).
+	// Network gives the script the host's network, all of it (nash run
+	// --net); Allow, the destinations it may reach beyond the
+	// configuration's (nash run --net=HOST,...).
 	Network bool
+	Allow   []egress.Rule
 	// Unprotected runs where the sandbox cannot hold changes back, and
 	// says so (nash run --unprotected).
 	Unprotected bool
@@ -39,7 +42,7 @@ type LineOptions struct {
 }
 
 func (o LineOptions) flow() flowOptions {
-	return flowOptions{yes: o.Yes, dryRun: o.DryRun, print: o.Print, network: o.Network, unprotected: o.Unprotected}
+	return flowOptions{yes: o.Yes, dryRun: o.DryRun, print: o.Print, network: o.Network, allow: o.Allow, unprotected: o.Unprotected}
 }
 
 // liner is the line mode: the flow in plain text. Answers are read from
@@ -333,6 +336,48 @@ func (l *liner) decide(o *outcome) (decision, error) {
 	}
 }
 
+// allowNet asks once about destinations: all, some (by number, from the
+// list it shows) or none. End of input is none.
+func (l *liner) allowNet(q netQuestion) ([]egress.Rule, error) {
+	writeNetOffer(l.errw, q)
+	question := "allow them for this run?"
+	if q.again {
+		question = "allow and run again?"
+	}
+	for {
+		fmt.Fprintf(l.errw, "%s [a]ll %d, [p]ick, [n]one: ", question, len(q.rules))
+		line, err := l.in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "all", "y", "yes":
+			return q.rules, nil
+		case "n", "none", "no":
+			return nil, nil
+		case "p", "pick":
+			fmt.Fprint(l.errw, "numbers to allow (e.g. 1 3), empty for none: ")
+			line, _ := l.in.ReadString('\n')
+			var picked []egress.Rule
+			ok := true
+			for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' }) {
+				n, err := strconv.Atoi(f)
+				if err != nil || n < 1 || n > len(q.rules) {
+					fmt.Fprintf(l.errw, "nash: %s is not a number from the list\n", effects.Quote(f))
+					ok = false
+					break
+				}
+				picked = append(picked, q.rules[n-1])
+			}
+			if ok {
+				return picked, nil
+			}
+			continue
+		}
+		if err != nil {
+			fmt.Fprintln(l.errw)
+			return nil, nil
+		}
+	}
+}
+
 func (l *liner) say(ev event) {
 	w := l.errw
 	switch ev := ev.(type) {
@@ -370,6 +415,10 @@ func (l *liner) say(ev event) {
 	case evNotCommitted:
 		fmt.Fprintf(w, "nash: not committed: %s\n", effects.EscapeText(ev.err.Error()))
 		fmt.Fprintln(w, "nash: pick the other paths to commit them alone, or abort")
+	case evNetAgain:
+		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are discarded\n", quoteRules(ev.rules))
+	case evNetKept:
+		fmt.Fprintf(w, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", ev.tx.ID, ev.tx.ID)
 	case evCommitted:
 		fmt.Fprintf(w, "nash: committed as transaction %s (undo with: %s)\n", ev.tx.ID, l.e.undoCommand(ev.tx.ID))
 	}

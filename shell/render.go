@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/size"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // styles holds every style the shell draws with. Without colour every
@@ -270,6 +274,7 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 		fmt.Fprintln(w, st.err.Render("these paths were NOT protected and were changed live: ")+quoteAll(p.Unprotected))
 	}
 	if p.Changes == nil || p.Changes.Len() == 0 {
+		writeNetwork(w, st, p)
 		return
 	}
 	var b bytes.Buffer
@@ -288,6 +293,7 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 			fmt.Fprint(w, st.dim.Render(strings.TrimRight(b.String(), "\n"))+"\n")
 		}
 	}
+	writeNetwork(w, st, p)
 }
 
 func quoteAll(ps []string) string {
@@ -300,4 +306,103 @@ func quoteAll(ps []string) string {
 
 func indentText(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// writeNetwork shows what a run tried to reach, after its effect summary.
+// It writes nothing for a run that tried nothing.
+func writeNetwork(w io.Writer, st *styles, p *sandbox.Pending) {
+	if p.NetworkError != "" {
+		fmt.Fprintln(w, st.warn.Render("network: NOT watched ("+effects.EscapeLine(p.NetworkError)+"): the run had its own loopback only"))
+	}
+	if len(p.Network) == 0 {
+		return
+	}
+	denied := 0
+	for _, c := range p.Network {
+		if !c.Allowed {
+			denied++
+		}
+	}
+	fmt.Fprintf(w, "network: %d destination(s) tried, %d denied\n", len(p.Network), denied)
+	for i, c := range p.Network {
+		fmt.Fprintf(w, "  %2d %s\n", i+1, NetworkLine(c))
+	}
+}
+
+// NetworkLine is one destination a run tried, as nash shows it: allowed
+// or denied, what was seen of it, escaped.
+func NetworkLine(c egress.Contact) string {
+	verdict := "denied "
+	if c.Allowed {
+		verdict = "allowed"
+	}
+	var what []string
+	switch {
+	case c.Proto == egress.ProtoDNS:
+		what = append(what, "name looked up only")
+	case c.Proto == egress.ProtoUDP:
+		what = append(what, "udp")
+	case c.TLS:
+		what = append(what, "tls")
+	case c.HTTPHost != "":
+		what = append(what, "http")
+	}
+	if c.ViaProxy {
+		what = append(what, "as a proxy request")
+	}
+	if c.Host != "" && c.Addr != "" {
+		what = append(what, "at "+c.Addr)
+	}
+	if c.SNI != "" && c.SNI != c.Host {
+		what = append(what, "server name "+effects.Quote(c.SNI))
+	}
+	if h := c.HTTPHost; h != "" && h != c.Host && h != c.Destination() && (c.Host == "" || !strings.HasPrefix(h, c.Host+":")) {
+		what = append(what, "Host "+effects.Quote(c.HTTPHost))
+	}
+	switch {
+	case c.Attempts > 1 && c.Proto == egress.ProtoDNS:
+		what = append(what, strconv.Itoa(c.Attempts)+" lookups")
+	case c.Attempts > 1:
+		what = append(what, strconv.Itoa(c.Attempts)+" attempts")
+	}
+	if c.Allowed && c.Proto == egress.ProtoTCP {
+		what = append(what, fmt.Sprintf("sent %s, received %s", size.Format(c.Sent), size.Format(c.Received)))
+		if c.TLS {
+			what = append(what, "encrypted: headers not visible")
+		}
+	}
+	if len(c.Credentials) > 0 {
+		sent := "credential sent: "
+		if !c.Allowed {
+			sent = "credential held back: "
+		}
+		what = append(what, sent+strings.Join(c.Credentials, ", "))
+	}
+	if c.Error != "" {
+		what = append(what, "failed: "+c.Error)
+	}
+	line := verdict + "  " + effects.Quote(c.Destination())
+	if len(what) > 0 {
+		line += "  (" + strings.Join(what, "; ") + ")"
+	}
+	return effects.EscapeLine(line)
+}
+
+// writeNetOffer lists destinations a run may not reach, numbered.
+func writeNetOffer(w io.Writer, q netQuestion) {
+	if !q.again {
+		fmt.Fprintf(w, "network: the script names %d destination(s); it reaches none unless allowed:\n", len(q.rules))
+	}
+	for i, r := range q.rules {
+		fmt.Fprintf(w, "  %2d %s\n", i+1, effects.Quote(r.String()))
+	}
+}
+
+// quoteRules quotes rules for a sentence.
+func quoteRules(rules []egress.Rule) string {
+	q := make([]string, len(rules))
+	for i, r := range rules {
+		q[i] = effects.Quote(r.String())
+	}
+	return strings.Join(q, ", ")
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Run starts the interactive shell on the terminal in and out, inline (no
@@ -121,7 +122,8 @@ const (
 	stFeedback              // typing what a revision should change
 	stRunning               // a script has the terminal
 	stSummary               // a run waits for commit, pick, diff or abort
-	stPick                  // choosing the paths to commit
+	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
+	stNet                   // destinations the run may reach: all, pick or none
 )
 
 // model is the REPL's root model.
@@ -161,6 +163,8 @@ type model struct {
 	picks      []string
 	picked     []bool
 	pickPos    int
+	pickNet    bool               // the pick screen chooses destinations, not paths
+	netQ       netQuestion        // the destinations offered at stNet
 	cancel     context.CancelFunc // cancels the model's work under way
 	waitLabel  string
 	// exec and execProcess hand the terminal to a script or the editor
@@ -311,6 +315,8 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.summaryKey(k)
 	case stPick:
 		return m.pickKey(k)
+	case stNet:
+		return m.netKey(k)
 	}
 	return m, nil
 }
@@ -522,7 +528,7 @@ func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case is(key, m.keys.Pick):
 		m.picks = commitPaths(o)
 		m.picked = make([]bool, len(m.picks))
-		m.pickPos = 0
+		m.pickPos, m.pickNet = 0, false
 		m.state = stPick
 		return m, nil
 	}
@@ -585,22 +591,52 @@ func (m *model) pickKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.picked[m.pickPos] = !m.picked[m.pickPos]
 	case "esc", "ctrl+c":
 		m.state = stSummary
+		if m.pickNet {
+			m.state = stNet
+		}
 	case "enter":
 		var paths []string
+		var rules []egress.Rule
 		for i, p := range m.picks {
 			if m.picked[i] {
 				paths = append(paths, p)
+				if m.pickNet {
+					rules = append(rules, m.netQ.rules[i])
+				}
 			}
 		}
 		if len(paths) == 0 {
-			m.status = "no path picked: space picks, esc goes back"
+			m.status = "nothing picked: space picks, esc goes back"
 			return m, nil
+		}
+		if m.pickNet {
+			return m, m.answer(answer{rules: rules})
 		}
 		return m, tea.Sequence(m.println(m.sty.dim.Render(fmt.Sprintf("committing %d of %d path(s)", len(paths), len(m.picks)))), m.decided(decision{paths: paths}))
 	case "a":
 		for i := range m.picked {
 			m.picked[i] = true
 		}
+	}
+	return m, nil
+}
+
+// netKey answers the network question: a allows every destination
+// offered, p picks some, n (or esc) none.
+func (m *model) netKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "a", "y":
+		return m, m.answer(answer{rules: m.netQ.rules})
+	case "n", "esc", "ctrl+c":
+		return m, m.answer(answer{})
+	case "p":
+		m.picks = make([]string, len(m.netQ.rules))
+		for i, r := range m.netQ.rules {
+			m.picks[i] = r.String()
+		}
+		m.picked = make([]bool, len(m.picks))
+		m.pickPos, m.pickNet = 0, true
+		m.state = stPick
 	}
 	return m, nil
 }
@@ -666,14 +702,28 @@ func (m *model) view() string {
 		k := m.keys
 		fmt.Fprintf(&b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
 			first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
+	case stNet:
+		q := "allow them for this run?"
+		if m.netQ.again {
+			q = "allow and run again?"
+		}
+		fmt.Fprintf(&b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
 	case stPick:
-		b.WriteString(m.sty.bold.Render("pick the paths to commit") + m.sty.dim.Render("  (space toggles, a all, enter commits, esc back)"))
+		if m.pickNet {
+			b.WriteString(m.sty.bold.Render("pick the destinations to allow") + m.sty.dim.Render("  (space toggles, a all, enter allows, esc back)"))
+		} else {
+			b.WriteString(m.sty.bold.Render("pick the paths to commit") + m.sty.dim.Render("  (space toggles, a all, enter commits, esc back)"))
+		}
 		for i, p := range m.picks {
 			mark := "[ ]"
 			if m.picked[i] {
 				mark = "[x]"
 			}
-			line := fmt.Sprintf("%s %s", mark, tildePath(p, m.e.cfg.Home))
+			shown := tildePath(p, m.e.cfg.Home)
+			if m.pickNet {
+				shown = effects.Quote(p)
+			}
+			line := fmt.Sprintf("%s %s", mark, shown)
 			if i == m.pickPos {
 				line = m.sty.bold.Render("> " + line)
 			} else {

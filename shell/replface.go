@@ -13,6 +13,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // The REPL's face of the flow. The flow runs in a goroutine of its own
@@ -55,6 +56,7 @@ type (
 	qEdit     struct{ script string }
 	qRun      struct{ f runFunc }
 	qDecide   struct{ o *outcome }
+	qNet      struct{ q netQuestion }
 )
 
 func (qReview) isQuestion()   {}
@@ -63,6 +65,7 @@ func (qFeedback) isQuestion() {}
 func (qEdit) isQuestion()     {}
 func (qRun) isQuestion()      {}
 func (qDecide) isQuestion()   {}
+func (qNet) isQuestion()      {}
 
 // answer is the program's answer to a question; the fields that apply to
 // the question are set.
@@ -71,6 +74,7 @@ type answer struct {
 	ok, back bool
 	text     string
 	dec      decision
+	rules    []egress.Rule
 	out      *outcome
 	err      error
 }
@@ -132,6 +136,11 @@ func (f *replFace) run(run runFunc) (*outcome, error) {
 func (f *replFace) decide(o *outcome) (decision, error) {
 	ans := f.ask(qDecide{o})
 	return ans.dec, ans.err
+}
+
+func (f *replFace) allowNet(q netQuestion) ([]egress.Rule, error) {
+	ans := f.ask(qNet{q})
+	return ans.rules, ans.err
 }
 
 func (f *replFace) say(ev event) { f.post(flowEventMsg{ev}) }
@@ -221,6 +230,12 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	case qDecide:
 		m.pendingRun = q.o
 		m.state = stSummary
+	case qNet:
+		m.netQ = q.q
+		m.state = stNet
+		var b bytes.Buffer
+		writeNetOffer(&b, q.q)
+		return m, m.println(strings.TrimRight(b.String(), "\n"))
 	}
 	return m, nil
 }
@@ -261,6 +276,10 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 	case evNotCommitted:
 		b.WriteString(m.sty.err.Render("not committed: ") + effects.EscapeText(ev.err.Error()) + "\n")
 		b.WriteString(m.sty.dim.Render("pick the other paths to commit them alone, or abort"))
+	case evNetAgain:
+		b.WriteString(m.sty.dim.Render("running the script again with " + quoteRules(ev.rules) + " allowed; the first run's changes are discarded"))
+	case evNetKept:
+		b.WriteString(m.sty.ok.Render(fmt.Sprintf("no file changes; what the run reached is kept as transaction %s", ev.tx.ID)))
 	case evCommitted:
 		b.WriteString(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", ev.tx.ID)) +
 			m.sty.dim.Render(fmt.Sprintf("  (undo with %s)", m.e.undoCommand(ev.tx.ID))))

@@ -21,6 +21,7 @@ type configFile struct {
 	} `yaml:"index"`
 	Keys  map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
 	Serve serveConfig        `yaml:"serve"`
+	Net   netConfig          `yaml:"net"` // destinations runs may (or may never) reach
 }
 
 // serveConfig is the serve section of the config file.

@@ -21,8 +21,9 @@ type options struct {
 	editor     string   // NASH_EDITOR, editor:, $VISUAL, $EDITOR; "" means vi
 	indexRoots []string // NASH_INDEX_ROOTS (a list like PATH), index.roots
 	keys       shell.KeyMap
-	serveAddr  string // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
-	shareURL   string // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
+	serveAddr  string    // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
+	shareURL   string    // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
+	net        netConfig // the config's net: section: what runs may (or may never) reach
 	home       string
 	color      bool // NO_COLOR unset and TERM not dumb
 	getenv     func(string) string
@@ -63,6 +64,7 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 		indexRoots: c.Index.Roots,
 		serveAddr:  c.Serve.Addr,
 		shareURL:   c.Serve.URL,
+		net:        c.Net,
 		home:       getenv("HOME"),
 		getenv:     getenv,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/shell"
 )
 
@@ -19,7 +21,7 @@ import (
 type runOptions struct {
 	yes         bool
 	json        bool
-	net         bool
+	net         string // --net: "" none, "*" the host's network, else HOST[:PORT] rules
 	unprotected bool
 	file        string
 }
@@ -27,7 +29,7 @@ type runOptions struct {
 func newRunCmd(g *options, io stdio) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--yes] [--json] [--net] [--unprotected] (-- SCRIPT | -f FILE)",
+		Use:   "run [--yes] [--json] [--net[=HOST[:PORT],...]] [--unprotected] (-- SCRIPT | -f FILE)",
 		Short: "run a shell script in the sandbox, show what it changed, then commit or abort",
 		Long: `Run a script (bash syntax) in a sandbox: the live files stay untouched while
 it runs; afterwards nash shows exactly what changed and asks whether to
@@ -38,6 +40,15 @@ with 'nash undo'.
 outside the working directory or does what the sandbox cannot undo: such
 a script needs the word yes typed, so --yes refuses it (exit 3).
 
+By default the script reaches nothing outside the sandbox: every attempt
+(DNS lookup, connection) is recorded and refused, and the summary lists
+them; nash then offers to run it again with those destinations allowed.
+--net=HOST[:PORT],... allows those destinations (*.example.com: any name
+below example.com; an address; a port or any), for every program; --net
+alone gives the script the host's network, all of it, unwatched. The
+config file's net: section allows or denies destinations for every run or
+per directory; --yes never allows what the flag or the config did not.
+
 The script's exit code becomes nash's exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd.Context(), g, o, args, io)
@@ -45,7 +56,8 @@ The script's exit code becomes nash's exit code.`,
 	}
 	f := cmd.Flags()
 	addRunFlags(f, &o)
-	f.BoolVar(&o.net, "net", false, "give the script the network (default: loopback only)")
+	f.StringVar(&o.net, "net", "", "allow these destinations (`HOST[:PORT],...`); --net alone: the host's whole network")
+	f.Lookup("net").NoOptDefVal = netAllFlag
 	f.BoolVar(&o.unprotected, "unprotected", false, "run even where the sandbox cannot hold back changes (they happen live)")
 	f.StringVarP(&o.file, "file", "f", "", "read the script from `FILE` (- for stdin)")
 	return cmd
@@ -107,7 +119,18 @@ func runScript(ctx context.Context, g *options, o runOptions, s shell.Script, io
 	if err != nil {
 		return err
 	}
-	opts := shell.LineOptions{Yes: o.yes, JSON: o.json, Network: o.net, Unprotected: o.unprotected}
+	opts := shell.LineOptions{Yes: o.yes, JSON: o.json, Unprotected: o.unprotected}
+	switch o.net {
+	case "":
+	case netAllFlag:
+		opts.Network = true
+	default:
+		rules, err := netRules(o.net)
+		if err != nil {
+			return err
+		}
+		opts.Allow = rules
+	}
 	if isTerminal(io.in) || o.yes {
 		opts.ScriptStdin = io.in // the answers, if any, come from the terminal
 	}
@@ -132,4 +155,14 @@ func lstatReason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// warnUnwritable says, before the script starts, what it may not be able
+// to change in the sandbox as it could outside, and why.
+func warnUnwritable(w io.Writer) func([]sandbox.Warning) {
+	return func(ws []sandbox.Warning) {
+		for _, x := range ws {
+			fmt.Fprintf(w, "nash: warning: %s: %s\n", effects.Quote(x.Path), effects.EscapeLine(x.Reason))
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 	"github.com/nash-shell/nash/shell"
 )
 
@@ -117,7 +118,18 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 				planner.UseRetriever(indexRetriever{g}, 5), planner.Commands(commands))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
-			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network), sandbox.Unprotected(s.Unprotected)}
+			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Unprotected(s.Unprotected)}
+			if s.Network {
+				opts = append(opts, sandbox.Network(true))
+			} else {
+				// The config's allow and deny lists, with what --net
+				// and the person allowed for this run.
+				plan, err := resolveNet(g.net, s.Dir)
+				if err != nil {
+					return nil, err
+				}
+				opts = append(opts, plan.allow(s.Allow).options()...)
+			}
 			if s.Dir != "" {
 				opts = append(opts, sandbox.Dir(s.Dir))
 			}
@@ -134,8 +146,12 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 			if errw == nil {
 				errw = io.err
 			}
-			opts = append(opts, sandbox.Stdio(in, out, errw))
+			opts = append(opts, sandbox.Stdio(in, out, errw), sandbox.Warn(warnUnwritable(errw)))
 			return sandbox.New(ctx, opts...)
+		},
+		Net: func(dir string) (egress.Policy, error) {
+			plan, err := resolveNet(g.net, dir)
+			return plan.policy, err
 		},
 		Find:      shellFind(g),
 		Summarize: shellSummarizer(g),

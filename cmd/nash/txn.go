@@ -50,6 +50,9 @@ func newLogCmd(g *options, io stdio) *cobra.Command {
 					// On a line of its own, under the script.
 					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(t.Summary, 100))
 				}
+				if len(t.Network) > 0 {
+					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(netBrief(t.Network), 100))
+				}
 			}
 			return tw.Flush()
 		},
@@ -95,6 +98,7 @@ func newShowCmd(g *options, io stdio) *cobra.Command {
 			if err := effects.WriteSummary(io.out, cs, summaryOptions(io.out)); err != nil {
 				return err
 			}
+			writeTxNetwork(io.out, t.Network)
 			if diff {
 				for _, c := range cs.Changes {
 					if c.Kind != effects.Modified {
@@ -249,18 +253,7 @@ func newGCCmd(g *options, io stdio) *cobra.Command {
 	return cmd
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return size.Format(n) }
 
 // oneLine shows the first line of s, escaped and cut to n runes.
 func oneLine(s string, n int) string {
