@@ -15,6 +15,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // fakePlanner answers with fixed scripts and records what it was asked.
@@ -70,6 +71,7 @@ type fakeSandbox struct {
 	mu      sync.Mutex
 	changes []string
 	exit    int
+	network []egress.Contact // what each run tried
 	runs    []string
 	commits [][]string
 	aborts  []string
@@ -91,7 +93,7 @@ func (s *fakeSandbox) Run(_ context.Context, script string) (*sandbox.Pending, e
 	for _, p := range s.changes {
 		cs.Changes = append(cs.Changes, effects.Change{Path: p, Kind: effects.Created, After: &effects.Object{Type: "file", Size: 3}})
 	}
-	return &sandbox.Pending{ID: fmt.Sprint(len(s.runs)), ExitCode: s.exit, Changes: cs}, nil
+	return &sandbox.Pending{ID: fmt.Sprint(len(s.runs)), ExitCode: s.exit, Changes: cs, Network: s.network}, nil
 }
 
 func (s *fakeSandbox) Commit(_ context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error) {

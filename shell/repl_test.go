@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // newTestModel is a REPL model over fakes, in a fresh directory.
@@ -489,5 +491,31 @@ func TestQuestionGoesIntoHistory(t *testing.T) {
 	}
 	if !strings.Contains(printed, "the model asks: which files?") {
 		t.Errorf("printed %q", printed)
+	}
+}
+
+// TestNetworkQuestionInREPL: a run refused a destination; the REPL asks,
+// a allows it, and the script runs again with it allowed.
+func TestNetworkQuestionInREPL(t *testing.T) {
+	sb := &fakeSandbox{changes: []string{"/w/out"}, network: []egress.Contact{{Host: "example.org", Port: 443, Proto: egress.ProtoTCP}}}
+	m := newTestModel(t, &fakePlanner{}, sb)
+	typeText(m, "true")
+	printed := drive(t, m, key(m, "enter"))
+	if m.state != stNet || !strings.Contains(printed, "denied   example.org:443") || !strings.Contains(m.view(), "allow and run again?") {
+		t.Fatalf("state %v, view %q, printed %q", m.state, m.view(), printed)
+	}
+	printed = drive(t, m, runeKey(m, 'a'))
+	if len(sb.runs) != 2 || len(sb.aborts) != 1 || !strings.Contains(printed, "running the script again with example.org:443 allowed") {
+		t.Fatalf("runs %v, aborts %v, printed %q", sb.runs, sb.aborts, printed)
+	}
+	if allow := sb.specs[len(sb.specs)-1].Allow; len(allow) != 1 || allow[0].String() != "example.org:443" {
+		t.Errorf("second run allowed %v", allow)
+	}
+	if m.state != stSummary { // asked once: the same refusal is not offered again
+		t.Fatalf("state %v, want the summary", m.state)
+	}
+	drive(t, m, runeKey(m, 'c'))
+	if len(sb.commits) != 1 || m.state != stInput {
+		t.Errorf("commits %v, state %v", sb.commits, m.state)
 	}
 }

@@ -277,3 +277,21 @@ func TestNetShellYes(t *testing.T) {
 		t.Fatalf("the config's allow list does not hold in nash -c:\n%s\n%s", out, errOut)
 	}
 }
+
+// TestNetShellAsksToo: nash -c takes a script through the same flow as
+// nash run, so it offers the destinations a script names before it runs.
+func TestNetShellAsksToo(t *testing.T) {
+	s := startHostServers(t, "")
+	n := s.nash(t, t.TempDir())
+	curl := "curl -sS -m 5 http://web.nash.test:" + s.webPort + "/asked"
+	out, errOut, code := n.run("a\n", "-c", curl)
+	if code != 0 || s.webHits.Load() != 1 || !strings.Contains(out, "hello from web /asked") {
+		t.Fatalf("exit %d, hits %d\nstdout: %s\nstderr: %s", code, s.webHits.Load(), out, errOut)
+	}
+	if !strings.Contains(errOut, "the script names 1 destination(s)") || !strings.Contains(errOut, "allow them for this run? [a]ll 1, [p]ick, [n]one:") {
+		t.Errorf("no question before the run:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "allowed  web.nash.test:"+s.webPort) || !strings.Contains(errOut, "no file changes; what the run reached is kept as transaction") {
+		t.Errorf("the summary does not say what was reached:\n%s", errOut)
+	}
+}
