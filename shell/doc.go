@@ -22,11 +22,14 @@
 // script in hand skips the planner and the review. A script that deletes
 // outside the working directory, does what the sandbox cannot undo, or
 // cannot be analysed needs a second confirmation, the typed word yes,
-// which --yes never gives. Every script runs in the sandbox with the
-// session's directory and environment and the terminal; afterwards the
-// effect summary, with what the report did not predict, asks to commit
-// all, some paths, or nothing. One Record describes the pass, the same
-// for nash -c --json and nash run --json.
+// which --yes never gives. The destinations the script names beyond what
+// the configuration allows are offered before it runs, in one question.
+// Every script runs in the sandbox with the session's directory and
+// environment and the terminal; afterwards the effect summary, with what
+// the report did not predict and what the run tried to reach, offers the
+// destinations it was refused (allowing them runs it again), then asks to
+// commit all, some paths, or nothing. One Record describes the pass, the
+// same for nash -c --json and nash run --json.
 //
 // # Two faces, one flow
 //
