@@ -26,11 +26,7 @@ import (
 // from a benchmark cannot damage the machine the tests run on.
 func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self)
+	cmd := exec.Command(testBin(t, fenceName))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NASH_TEST_FENCE="+dir, "NASH_TEST_SCRIPT="+script)
 	cmd.Env = append(cmd.Env, env...)
@@ -55,7 +51,7 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 		cmd.Env = append(cmd.Env, "NASH_TEST_FENCE_GIDS=1")
 	}
 	cmd.SysProcAttr = attr
-	err = cmd.Start()
+	err := cmd.Start()
 	if err == nil && len(extra) > 0 {
 		args := []string{strconv.Itoa(cmd.Process.Pid), strconv.Itoa(gid), strconv.Itoa(gid), "1"}
 		for _, g := range extra {
@@ -80,6 +76,9 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	}
 	return out.String(), 0
 }
+
+// fenceName is the command that runs fenceMain (see TestMain).
+const fenceName = "nash-test-fence"
 
 // fenceGroups returns the supplementary gids an ordinary user's sandbox
 // maps (as sandbox/ids_linux.go works them out: the user's groups that

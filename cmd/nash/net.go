@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/sandbox/egress"
+	"github.com/nash-shell/nash/shell"
 )
 
 // netConfig is the net: section of the config file: destinations allowed
@@ -35,19 +34,16 @@ type netLists struct {
 // netAllFlag is what --net alone stands for: the host's network, all of it.
 const netAllFlag = "*"
 
-// netPlan is how a run reaches the network: the host's, unwatched, or
-// through nash with a policy.
+// netPlan is how a run reaches the network through nash: the policy and
+// the names nash's resolver answers itself. (With --net alone a run has
+// the host's network instead, unwatched: shell.OpenSpec.Network.)
 type netPlan struct {
-	host     bool
 	policy   egress.Policy
 	resolver egress.Resolver
 }
 
 // options are the sandbox options for the plan.
 func (n netPlan) options() []sandbox.Option {
-	if n.host {
-		return []sandbox.Option{sandbox.Network(true)}
-	}
 	opts := []sandbox.Option{sandbox.NetPolicy(n.policy)}
 	if n.resolver != nil {
 		opts = append(opts, sandbox.NetResolver(n.resolver))
@@ -61,28 +57,10 @@ func (n netPlan) allow(rules []egress.Rule) netPlan {
 	return n
 }
 
-// covers reports whether the plan allows every destination r names (for
-// a name rule, the name itself; for an address rule, its first address).
-func (n netPlan) covers(r egress.Rule) bool {
-	if n.host {
-		return true
-	}
-	var a netip.Addr
-	if r.Host == "" {
-		a = r.Prefix.Addr()
-	}
-	return n.policy.Allows(r.Host, a, r.Port)
-}
-
-// resolveNet builds a run's network plan from --net (its value: "" for
-// none, "*" for the host's network, else HOST[:PORT] rules) and the
-// config's lists for dir. Deny lists hold whatever allows.
-func resolveNet(flag string, c netConfig, dir string) (netPlan, error) {
+// resolveNet builds the network plan of runs in dir from the config's
+// lists. Deny lists hold whatever allows.
+func resolveNet(c netConfig, dir string) (netPlan, error) {
 	var n netPlan
-	if flag == netAllFlag {
-		n.host = true
-		return n, nil
-	}
 	add := func(dst *[]egress.Rule, list []string, where string) error {
 		for _, s := range list {
 			r, err := egress.ParseRule(s)
@@ -92,9 +70,6 @@ func resolveNet(flag string, c netConfig, dir string) (netPlan, error) {
 			*dst = append(*dst, r)
 		}
 		return nil
-	}
-	if err := add(&n.policy.Allow, strings.Split(flag, ","), "--net"); err != nil && flag != "" {
-		return n, err
 	}
 	if err := add(&n.policy.Allow, c.Allow, "config net.allow"); err != nil {
 		return n, err
@@ -143,147 +118,6 @@ func (h hostsResolver) LookupNetIP(ctx context.Context, network, host string) ([
 	return net.DefaultResolver.LookupNetIP(ctx, network, host)
 }
 
-// writeNetSummary shows what a run tried to reach, after the effect
-// summary. It writes nothing for a run that tried nothing.
-func writeNetSummary(w io.Writer, p *sandbox.Pending) {
-	if p.NetworkError != "" {
-		fmt.Fprintf(w, "network: NOT watched (%s): the run had its own loopback only\n", effects.EscapeLine(p.NetworkError))
-	}
-	if len(p.Network) == 0 {
-		return
-	}
-	denied := 0
-	for _, c := range p.Network {
-		if !c.Allowed {
-			denied++
-		}
-	}
-	fmt.Fprintf(w, "network: %d destination(s) tried, %d denied\n", len(p.Network), denied)
-	for i, c := range p.Network {
-		fmt.Fprintf(w, "  %2d %s\n", i+1, contactLine(c))
-	}
-}
-
-// contactLine is one destination as the summary shows it.
-func contactLine(c egress.Contact) string {
-	verdict := "denied "
-	if c.Allowed {
-		verdict = "allowed"
-	}
-	var what []string
-	switch {
-	case c.Proto == egress.ProtoDNS:
-		what = append(what, "name looked up only")
-	case c.Proto == egress.ProtoUDP:
-		what = append(what, "udp")
-	case c.TLS:
-		what = append(what, "tls")
-	case c.HTTPHost != "":
-		what = append(what, "http")
-	}
-	if c.ViaProxy {
-		what = append(what, "as a proxy request")
-	}
-	if c.Host != "" && c.Addr != "" {
-		what = append(what, "at "+c.Addr)
-	}
-	if c.SNI != "" && c.SNI != c.Host {
-		what = append(what, "server name "+effects.Quote(c.SNI))
-	}
-	if h := c.HTTPHost; h != "" && h != c.Host && h != c.Destination() && (c.Host == "" || !strings.HasPrefix(h, c.Host+":")) {
-		what = append(what, "Host "+effects.Quote(c.HTTPHost))
-	}
-	switch {
-	case c.Attempts > 1 && c.Proto == egress.ProtoDNS:
-		what = append(what, strconv.Itoa(c.Attempts)+" lookups")
-	case c.Attempts > 1:
-		what = append(what, strconv.Itoa(c.Attempts)+" attempts")
-	}
-	if c.Allowed && c.Proto == egress.ProtoTCP {
-		what = append(what, fmt.Sprintf("sent %s, received %s", humanBytes(c.Sent), humanBytes(c.Received)))
-		if c.TLS {
-			what = append(what, "encrypted: headers not visible")
-		}
-	}
-	if len(c.Credentials) > 0 {
-		sent := "credential sent: "
-		if !c.Allowed {
-			sent = "credential held back: "
-		}
-		what = append(what, sent+strings.Join(c.Credentials, ", "))
-	}
-	if c.Error != "" {
-		what = append(what, "failed: "+c.Error)
-	}
-	line := verdict + "  " + effects.Quote(c.Destination())
-	if len(what) > 0 {
-		line += "  (" + strings.Join(what, "; ") + ")"
-	}
-	return effects.EscapeLine(line)
-}
-
-// deniedRules lists, once each, the rules that would allow the denied
-// destinations a run tried.
-func deniedRules(cs []egress.Contact) []egress.Rule {
-	var out []egress.Rule
-	seen := map[string]bool{}
-	for _, c := range cs {
-		if c.Allowed {
-			continue
-		}
-		r, ok := c.Rule()
-		if !ok || seen[r.String()] {
-			continue
-		}
-		seen[r.String()] = true
-		out = append(out, r)
-	}
-	return out
-}
-
-// askNetwork asks question once about destinations: all, some (by number,
-// from the list it shows) or none. End of input is none.
-func askNetwork(in *bufio.Reader, w io.Writer, question string, rules []egress.Rule) []egress.Rule {
-	if len(rules) == 0 {
-		return nil
-	}
-	for {
-		fmt.Fprintf(w, "%s [a]ll %d, [p]ick, [n]one: ", question, len(rules))
-		line, err := in.ReadString('\n')
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "a", "all", "y", "yes":
-			return rules
-		case "n", "none", "no":
-			return nil
-		case "p", "pick":
-			for i, r := range rules {
-				fmt.Fprintf(w, "  %2d %s\n", i+1, effects.Quote(r.String()))
-			}
-			fmt.Fprint(w, "numbers to allow (e.g. 1 3), empty for none: ")
-			line, _ := in.ReadString('\n')
-			var picked []egress.Rule
-			ok := true
-			for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' }) {
-				n, err := strconv.Atoi(f)
-				if err != nil || n < 1 || n > len(rules) {
-					fmt.Fprintf(w, "nash: %s is not a number from the list\n", effects.Quote(f))
-					ok = false
-					break
-				}
-				picked = append(picked, rules[n-1])
-			}
-			if ok {
-				return picked
-			}
-			continue
-		}
-		if err != nil {
-			fmt.Fprintln(w)
-			return nil
-		}
-	}
-}
-
 // netBrief is a transaction's network in one line, for nash log.
 func netBrief(cs []egress.Contact) string {
 	var parts []string
@@ -308,6 +142,19 @@ func writeTxNetwork(w io.Writer, cs []egress.Contact) {
 	}
 	fmt.Fprintf(w, "network: %d destination(s)\n", len(cs))
 	for i, c := range cs {
-		fmt.Fprintf(w, "  %2d %s  %s\n", i+1, contactLine(c), c.First.Local().Format("15:04:05"))
+		fmt.Fprintf(w, "  %2d %s  %s\n", i+1, shell.NetworkLine(c), c.First.Local().Format("15:04:05"))
 	}
+}
+
+// netRules reads the HOST[:PORT],... of --net.
+func netRules(flag string) ([]egress.Rule, error) {
+	var rules []egress.Rule
+	for _, s := range strings.Split(flag, ",") {
+		r, err := egress.ParseRule(s)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--net: %v", err)}
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -48,8 +47,7 @@ func startHostServers(t *testing.T, extraConfig string) *hostServers {
 				return
 			}
 			s.tcpHits.Add(1)
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			fmt.Fprintf(c, "echo %s", line)
+			fmt.Fprint(c, "echo ping\n")
 			c.Close()
 		}
 	}()
@@ -64,10 +62,12 @@ func startHostServers(t *testing.T, extraConfig string) *hostServers {
 // script reaches the web server by name with curl, the TCP server with
 // bash's own sockets, and a name that nothing serves. The names are in
 // variables, so that nothing is predicted from the text and asked up front.
+// The TCP server speaks first and the script only reads: writing to
+// /dev/tcp is a send the sandbox cannot undo, which --yes never covers.
 func (s *hostServers) script() string {
 	return fmt.Sprintf(`web=web.nash.test other=elsewhere.nash.test
 curl -sS -m 10 http://$web:%s/page > web.out; echo "web=$?"
-if exec 3<>/dev/tcp/127.0.0.1/%s; then echo ping >&3; read -t 10 line <&3; fi; echo "tcp=$line"
+if exec 3</dev/tcp/127.0.0.1/%s; then read -t 10 line <&3; fi; echo "tcp=$line"
 curl -sS -m 10 https://$other/ > /dev/null; echo "elsewhere=$?"
 `, s.webPort, s.tcpPort)
 }
@@ -164,11 +164,7 @@ func TestNetYesAllowsNothingMore(t *testing.T) {
 	if s.webHits.Load() != 0 || s.tcpHits.Load() != 1 || strings.Contains(errOut, "allow and run again") {
 		t.Fatalf("hits web %d tcp %d; stderr:\n%s", s.webHits.Load(), s.tcpHits.Load(), errOut)
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	var res runResult
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-		t.Fatalf("json: %v\n%s", err, out)
-	}
+	res := decodeRun(t, out) // the script's output went to stderr
 	verdict := map[string]bool{}
 	for _, c := range res.Network {
 		verdict[c.Destination()] = c.Allowed
@@ -251,7 +247,7 @@ func TestNetPromptInTerminal(t *testing.T) {
 	rt.send("p", "Enter")
 	rt.waitFor(`numbers to allow \(e\.g\. 1 3\), empty for none:`)
 	rt.send("2", "Enter")
-	rt.waitFor(`commit these changes\? \[c\]ommit, \[a\]bort, \[d\]iff:`)
+	rt.waitFor(`commit these changes\? \[c\]ommit, \[a\]bort, \[d\]iff, \[p\]ick paths:`)
 	screen = rt.screen()
 	if !strings.Contains(screen, "running the script again with 127.0.0.1:"+s.tcpPort+" allowed") ||
 		!strings.Contains(screen, "allowed  127.0.0.1:"+s.tcpPort) || !strings.Contains(screen, "tcp=echo ping") {
@@ -279,5 +275,23 @@ func TestNetShellYes(t *testing.T) {
 	out, errOut, _ := n.run("", "-c", "--yes", curl)
 	if s.webHits.Load() != 1 || !strings.Contains(out, "hello from web /shell") {
 		t.Fatalf("the config's allow list does not hold in nash -c:\n%s\n%s", out, errOut)
+	}
+}
+
+// TestNetShellAsksToo: nash -c takes a script through the same flow as
+// nash run, so it offers the destinations a script names before it runs.
+func TestNetShellAsksToo(t *testing.T) {
+	s := startHostServers(t, "")
+	n := s.nash(t, t.TempDir())
+	curl := "curl -sS -m 5 http://web.nash.test:" + s.webPort + "/asked"
+	out, errOut, code := n.run("a\n", "-c", curl)
+	if code != 0 || s.webHits.Load() != 1 || !strings.Contains(out, "hello from web /asked") {
+		t.Fatalf("exit %d, hits %d\nstdout: %s\nstderr: %s", code, s.webHits.Load(), out, errOut)
+	}
+	if !strings.Contains(errOut, "the script names 1 destination(s)") || !strings.Contains(errOut, "allow them for this run? [a]ll 1, [p]ick, [n]one:") {
+		t.Errorf("no question before the run:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "allowed  web.nash.test:"+s.webPort) || !strings.Contains(errOut, "no file changes; what the run reached is kept as transaction") {
+		t.Errorf("the summary does not say what was reached:\n%s", errOut)
 	}
 }

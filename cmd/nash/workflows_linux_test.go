@@ -279,7 +279,7 @@ func runWorkflow(t *testing.T, w workflow, cache string) {
 
 	// Natively, fenced: everything read-only but the fixture and /tmp.
 	orig := reset()
-	fenceEnv := append([]string{"NASH_TEST_MAIN=1"}, env...)
+	fenceEnv := env
 	nativeOut, nativeCode := runFenced(t, base, w.script, fenceEnv...)
 	native := snapshotOf(t, base)
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Predict lists the destinations a script's text names, to be offered
@@ -35,13 +36,13 @@ func Predict(script, dir string) []Rule {
 			out = append(out, r)
 		}
 	}
-	for _, m := range urlRE.FindAllStringSubmatch(script, -1) {
+	for _, m := range urlRE().FindAllStringSubmatch(script, -1) {
 		add(m[2], urlPort(m[1], m[3]))
 	}
-	for _, m := range scpRE.FindAllStringSubmatch(script, -1) {
+	for _, m := range scpRE().FindAllStringSubmatch(script, -1) {
 		add(m[1], 22)
 	}
-	for _, pm := range managers {
+	for _, pm := range managers() {
 		if !pm.re.MatchString(script) {
 			continue
 		}
@@ -62,9 +63,15 @@ func Predict(script, dir string) []Rule {
 	return out
 }
 
+// The patterns are compiled on first use: every nash process links this
+// package, and only the runs that are asked about need them.
 var (
-	urlRE = regexp.MustCompile(`\b(https?|ftp|git|ssh|wss?|rsync)://(?:[^/\s'"@]*@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?`)
-	scpRE = regexp.MustCompile(`\b[A-Za-z0-9._-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):`)
+	urlRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(https?|ftp|git|ssh|wss?|rsync)://(?:[^/\s'"@]*@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?`)
+	})
+	scpRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b[A-Za-z0-9._-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):`)
+	})
 )
 
 func urlPort(scheme, port string) uint16 {
@@ -86,22 +93,27 @@ func urlPort(scheme, port string) uint16 {
 	return 443
 }
 
-// managers are package managers and the hosts their commands reach.
-var managers = []struct {
+// manager is a package manager and the hosts its commands reach.
+type manager struct {
 	re      *regexp.Regexp
 	hosts   []string
 	hostsFn func(dir string) []string
-}{
-	{re: cmdRE(`pip3?|python3? -m pip|uv pip|pipx`, `install|download|wheel`), hosts: []string{"pypi.org", "files.pythonhosted.org"}},
-	{re: cmdRE(`npm|pnpm`, `install|i|ci|add|update|exec`), hosts: []string{"registry.npmjs.org"}},
-	{re: cmdRE(`npx`, ``), hosts: []string{"registry.npmjs.org"}},
-	{re: cmdRE(`yarn`, ``), hosts: []string{"registry.yarnpkg.com"}},
-	{re: cmdRE(`go`, `get|install|mod download|mod tidy|build|run|test`), hosts: []string{"proxy.golang.org", "sum.golang.org"}},
-	{re: cmdRE(`cargo`, `install|build|fetch|update|add|run|test`), hosts: []string{"index.crates.io", "static.crates.io"}},
-	{re: cmdRE(`gem`, `install|update`), hosts: []string{"rubygems.org"}},
-	{re: cmdRE(`apt-get|apt`, `install|update|upgrade|download|source|full-upgrade|dist-upgrade`), hostsFn: aptHosts},
-	{re: cmdRE(`git`, `pull|fetch|push|remote update|submodule update`), hostsFn: gitRemotes},
 }
+
+// managers are the package managers Predict knows, compiled on first use.
+var managers = sync.OnceValue(func() []manager {
+	return []manager{
+		{re: cmdRE(`pip3?|python3? -m pip|uv pip|pipx`, `install|download|wheel`), hosts: []string{"pypi.org", "files.pythonhosted.org"}},
+		{re: cmdRE(`npm|pnpm`, `install|i|ci|add|update|exec`), hosts: []string{"registry.npmjs.org"}},
+		{re: cmdRE(`npx`, ``), hosts: []string{"registry.npmjs.org"}},
+		{re: cmdRE(`yarn`, ``), hosts: []string{"registry.yarnpkg.com"}},
+		{re: cmdRE(`go`, `get|install|mod download|mod tidy|build|run|test`), hosts: []string{"proxy.golang.org", "sum.golang.org"}},
+		{re: cmdRE(`cargo`, `install|build|fetch|update|add|run|test`), hosts: []string{"index.crates.io", "static.crates.io"}},
+		{re: cmdRE(`gem`, `install|update`), hosts: []string{"rubygems.org"}},
+		{re: cmdRE(`apt-get|apt`, `install|update|upgrade|download|source|full-upgrade|dist-upgrade`), hostsFn: aptHosts},
+		{re: cmdRE(`git`, `pull|fetch|push|remote update|submodule update`), hostsFn: gitRemotes},
+	}
+})
 
 // cmdRE matches a command (alternatives in cmds) at the start of a simple
 // command, followed, when subs is not empty, by one of subs.
@@ -160,10 +172,10 @@ func urlsIn(file string, keep func(line string) bool) []string {
 		if !keep(l) {
 			continue
 		}
-		for _, m := range urlRE.FindAllStringSubmatch(l, -1) {
+		for _, m := range urlRE().FindAllStringSubmatch(l, -1) {
 			out = append(out, m[2]+":"+strconv.Itoa(int(urlPort(m[1], m[3]))))
 		}
-		for _, m := range scpRE.FindAllStringSubmatch(l, -1) {
+		for _, m := range scpRE().FindAllStringSubmatch(l, -1) {
 			out = append(out, m[1]+":22")
 		}
 	}
