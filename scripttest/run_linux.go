@@ -1,0 +1,209 @@
+package scripttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/sandbox"
+)
+
+// setupFailed is the status the setup exits with when it cannot build a
+// starting state.
+const setupFailed = 197
+
+// killed is the status of a script the watchdog killed (128 + SIGKILL).
+const killed = 137
+
+// run is one finished sandboxed run of a variant.
+type run struct {
+	exit     int
+	timedOut bool
+	stdout   string
+	stderr   string
+	elapsed  time.Duration
+	obs      *observation
+	// setupErr is set when the starting state could not be built.
+	setupErr string
+}
+
+// runVariant builds v's starting state in a fresh sandbox, runs script on
+// it, observes what the script did and aborts the run.
+func (t *Tester) runVariant(ctx context.Context, v *Variant, script string) (*run, error) {
+	entries := t.complete(v.Entries)
+	vv := *v
+	vv.Entries = entries
+	code := vv.setup(script, int((t.timeout+time.Second-1)/time.Second), t.hostMode)
+	return t.runCode(ctx, code, entries)
+}
+
+// runCode runs code in a fresh sandbox over the working directory and
+// observes it, telling what entries (made by code before the script) did
+// from what the script did.
+func (t *Tester) runCode(ctx context.Context, code string, entries []Entry) (*run, error) {
+	stdout, stderr := &capped{max: t.maxOut}, &capped{max: t.maxOut}
+	opts := append(append([]sandbox.Option{}, t.sbOpts...), sandbox.Dir(t.dir), sandbox.Env(t.env), sandbox.Stdio(nil, stdout, stderr))
+	sb, err := sandbox.New(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.Close()
+	start := time.Now()
+	p, err := sb.Run(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.Abort(p.ID)
+	r := &run{exit: p.ExitCode, elapsed: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	if p.Unsandboxed {
+		return nil, fmt.Errorf("test run: the script ran without a sandbox")
+	}
+	if r.exit == setupFailed && strings.Contains(r.stderr, "nash test: could not build this starting state") {
+		r.setupErr = strings.TrimSpace(r.stderr)
+		return r, nil
+	}
+	r.timedOut = r.exit == killed && r.elapsed >= t.timeout
+	r.obs = observe(runView{t: t, sb: sb, id: p.ID}, p.Changes, entries)
+	return r, nil
+}
+
+// runView is the observer's view of a run: today's files through the
+// Tester, the run's new versions through its sandbox.
+type runView struct {
+	t  *Tester
+	sb *sandbox.Sandbox
+	id string
+}
+
+func (v runView) Lstat(p string) (fs.FileInfo, error) { return v.t.lstat(p) }
+func (v runView) NewVersion(p string) (string, bool)  { return v.sb.NewVersion(v.id, p) }
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	max int
+	b   strings.Builder
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.b.Len(); room < len(p) {
+		c.b.Write(p[:max(room, 0)])
+		c.cut = true
+		return len(p), nil
+	}
+	c.b.Write(p)
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut {
+		return c.b.String() + "\n[...]"
+	}
+	return c.b.String()
+}
+
+// Test derives the variants worth trying for script, runs it on each in a
+// sandbox (several at once), and judges what it did against its run on
+// today's files. A script that does not parse gives an
+// *effects.ParseError; a sandbox that cannot be built, a
+// *sandbox.UnavailableError. Nothing reaches the live files: every run is
+// aborted.
+func (t *Tester) Test(ctx context.Context, script string) (*Report, error) {
+	start := time.Now()
+	rep, f, err := t.analyze(script)
+	if err != nil {
+		return nil, err
+	}
+	vs := t.derive(f)
+	runs, err := t.runAll(ctx, vs, script)
+	if err != nil {
+		return nil, err
+	}
+	out := t.judge(rep, f, vs, runs)
+	out.Script = script
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// Variants lists the variants Test would run for script, without running
+// anything.
+func (t *Tester) Variants(script string) ([]Variant, error) {
+	_, f, err := t.analyze(script)
+	if err != nil {
+		return nil, err
+	}
+	return t.derive(f), nil
+}
+
+// analyze analyses script as run in the Tester's directory, looking at
+// today's files, and reads its features.
+func (t *Tester) analyze(script string) (*effects.Report, *features, error) {
+	opts := []effects.Option{effects.Dir(t.dir), effects.Files(t.files)}
+	if home, ok := lookupEnv(t.env, "HOME"); ok && home != "" {
+		opts = append(opts, effects.Home(home))
+	}
+	rep, err := effects.Analyze(script, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rep, collect(script, t.dir, rep), nil
+}
+
+// runAll runs every variant, at most t.parallel at once, and returns the
+// runs in the variants' order. The first error stops the rest.
+func (t *Tester) runAll(ctx context.Context, vs []Variant, script string) ([]*run, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	runs := make([]*run, len(vs))
+	errs := make([]error, len(vs))
+	sem := make(chan struct{}, t.parallel)
+	var wg sync.WaitGroup
+	// The many-files variant takes longest: it starts first.
+	order := make([]int, 0, len(vs))
+	for i := range vs {
+		if vs[i].Kind == Many {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			runs[i], errs[i] = t.runVariant(ctx, &vs[i], script)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
