@@ -123,7 +123,7 @@ func (t *Tester) derive(f *features) []Variant {
 		rel := t.rel(g.pattern)
 		v := Variant{Name: "many-files " + rel, Kind: Many, Title: strconv.Itoa(t.many) + " files match " + rel, Pattern: g.pattern}
 		for i := 0; i < t.many; i++ {
-			if c, ok := t.control(g, "file"+strconv.Itoa(10000+i)[1:]); ok {
+			if c, ok := t.control(g, "file"+strconv.Itoa(10000 + i)[1:]); ok {
 				v.Entries = append(v.Entries, c)
 			}
 		}
@@ -418,4 +418,3 @@ func lookupEnv(env []string, name string) (string, bool) {
 	}
 	return "", false
 }
-
