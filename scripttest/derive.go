@@ -3,6 +3,7 @@ package scripttest
 import (
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ var probeCores = []struct {
 type glob struct {
 	pattern string // absolute
 	matches []string
+	// listing is set for dir/* standing for a listing of dir: its
+	// matches are the files in it, not its directories, which the
+	// script may need.
+	listing bool
 }
 
 // derive lists the variants worth running for a script with features f,
@@ -92,19 +97,23 @@ func (t *Tester) derive(f *features) []Variant {
 	for _, pc := range probeCores {
 		v := Variant{Kind: pc.kind}
 		var rels []string
+		made := map[string]bool{}
 		for _, g := range globs {
 			p, ok := t.probe(g, pc.core)
-			if !ok {
+			if !ok || made[p.Path] {
 				continue
 			}
+			made[p.Path] = true
 			v.Entries = append(v.Entries, p)
 			if pc.kind == NameSpace {
-				if d, ok := t.decoy(g, p.Path); ok {
+				if d, ok := t.decoy(g, p.Path); ok && !made[d.Path] {
+					made[d.Path] = true
 					v.Entries = append(v.Entries, d)
 				}
 			}
 			if len(g.matches) == 0 {
-				if c, ok := t.control(g, "report"); ok {
+				if c, ok := t.control(g, "report"); ok && !made[c.Path] {
+					made[c.Path] = true
 					v.Entries = append(v.Entries, c)
 				}
 			}
@@ -228,8 +237,11 @@ func (t *Tester) globs(f *features) []glob {
 	var out []glob
 	seen := map[string]bool{}
 	pats := append([]string{}, f.globs...)
+	listing := map[string]bool{}
 	for _, d := range f.listings {
-		pats = append(pats, path.Join(escapeGlob(d), "*"))
+		p := path.Join(escapeGlob(d), "*")
+		pats = append(pats, p)
+		listing[p] = true
 	}
 	for _, p := range pats {
 		if len(out) >= maxGlobs || seen[p] {
@@ -240,7 +252,14 @@ func (t *Tester) globs(f *features) []glob {
 		if fi, err := t.lstat(dir); err != nil || !fi.IsDir() || !t.mayChange(dir) {
 			continue
 		}
-		out = append(out, glob{pattern: p, matches: t.matches(p)})
+		g := glob{pattern: p, listing: listing[p] && !slices.Contains(f.globs, p)}
+		for _, m := range t.matches(p) {
+			if fi, err := t.lstat(m); g.listing && (err != nil || fi.IsDir()) {
+				continue
+			}
+			g.matches = append(g.matches, m)
+		}
+		out = append(out, g)
 	}
 	return out
 }

@@ -84,8 +84,11 @@ func collect(script, dir string, rep *effects.Report) *features {
 			continue
 		}
 		if u.Glob {
-			if u.Access == effects.Create {
-				continue // where the script puts things, not what it finds
+			if u.Access == effects.Create || u.Access == effects.Write {
+				// Where the script puts things ("$f.count" for each
+				// *.csv), not what it finds; sed -i on a glob is found
+				// by the walk below.
+				continue
 			}
 			if d := path.Dir(u.Path); !hasGlob(d) && !seen[u.Path] && !strings.Contains(path.Base(u.Path), "**") {
 				seen[u.Path] = true
@@ -251,6 +254,10 @@ func (w *walker) call(c *syntax.CallExpr) {
 			}
 		}
 	}
+	if name == "find" {
+		w.findListing(c)
+		return
+	}
 	if listers[name] {
 		return
 	}
@@ -292,18 +299,19 @@ func (w *walker) lister(c *syntax.CallExpr) {
 		return
 	}
 	dir := w.cwd
+	if name == "find" {
+		w.findListing(c)
+		return
+	}
 	for _, a := range c.Args[1:] {
 		v, ok := literal(a)
 		if !ok {
-			if name == "ls" {
-				w.globWord(a)
+			if name == "ls" && w.globWord(a) {
+				return // ls *.txt lists what the glob matches
 			}
 			continue
 		}
-		if strings.HasPrefix(v, "-") || (name == "find" && (strings.HasPrefix(v, "(") || strings.HasPrefix(v, "!"))) {
-			if name == "find" {
-				break
-			}
+		if strings.HasPrefix(v, "-") {
 			continue
 		}
 		if !path.IsAbs(v) {
@@ -313,6 +321,61 @@ func (w *walker) lister(c *syntax.CallExpr) {
 		break
 	}
 	w.f.listings = appendNew(w.f.listings, dir)
+}
+
+// findListing notes what find lists: its first starting point (or the
+// working directory) and, with -name, the pattern the names match.
+func (w *walker) findListing(c *syntax.CallExpr) {
+	dir := w.cwd
+	args := c.Args[1:]
+	for len(args) > 0 {
+		v, ok := literal(args[0])
+		if !ok || strings.HasPrefix(v, "-") || v == "(" || v == "!" {
+			break
+		}
+		if dir == w.cwd {
+			dir = v
+			if !path.IsAbs(v) {
+				dir = path.Join(w.cwd, v)
+			}
+		}
+		args = args[1:]
+	}
+	for i, a := range args {
+		v, _ := literal(a)
+		if (v == "-name" || v == "-iname") && i+1 < len(args) {
+			if pat, ok := patternWord(args[i+1]); ok && !strings.Contains(pat, "/") {
+				w.globs = appendNew(w.globs, path.Join(escapeGlob(dir), pat))
+				return
+			}
+		}
+	}
+	w.f.listings = appendNew(w.f.listings, dir)
+}
+
+// patternWord returns a word's text as a glob pattern: quotes do not
+// protect glob characters from find's own matching.
+func patternWord(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 // pipe notes a lister whose output the next command splits into names.
@@ -343,10 +406,10 @@ func (w *walker) pipe(b *syntax.BinaryCmd) {
 }
 
 // globWord notes an argument that expands a glob: its pattern, absolute,
-// when its directory is literal.
-func (w *walker) globWord(word *syntax.Word) {
+// when its directory is literal. It reports whether the word is a glob.
+func (w *walker) globWord(word *syntax.Word) bool {
 	if w.cwd == "" {
-		return
+		return false
 	}
 	var b strings.Builder
 	glob := false
@@ -363,28 +426,28 @@ func (w *walker) globWord(word *syntax.Word) {
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return
+					return false
 				}
 				b.WriteString(escapeGlob(l.Value))
 			}
 		default:
-			return
+			return false
 		}
 	}
 	if !glob {
-		return
+		return false
 	}
 	pat := b.String()
 	if strings.HasPrefix(pat, "~") {
-		return
+		return true
 	}
 	if !path.IsAbs(pat) {
 		pat = path.Join(w.cwd, pat)
 	}
-	if hasGlob(path.Dir(pat)) || strings.Contains(pat, "**") {
-		return
+	if !hasGlob(path.Dir(pat)) && !strings.Contains(pat, "**") {
+		w.globs = appendNew(w.globs, pat)
 	}
-	w.globs = appendNew(w.globs, pat)
+	return true
 }
 
 // visit notes every variable used, and how.

@@ -2,7 +2,9 @@ package scripttest
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -297,21 +299,23 @@ func (j *judgement) entries() {
 
 // probe compares a probe's fate with its pattern's other matches'.
 func (j *judgement) probe(e Entry) {
-	var controls []string
+	// Today's files that match come first: they read best in a reason.
+	var controls, made []string
 	removed := map[string]bool{}
 	for _, x := range j.v.Entries {
 		switch {
 		case x.Type == effects.TypeNone:
 			removed[x.Path] = true
 		case x.Role == RoleControl && x.Pattern == e.Pattern:
-			controls = append(controls, x.Path)
+			made = append(made, x.Path)
 		}
 	}
 	for _, m := range j.t.matches(e.Pattern) {
-		if !removed[m] {
+		if fi, err := os.Lstat(m); !removed[m] && err == nil && !fi.IsDir() {
 			controls = append(controls, m)
 		}
 	}
+	controls = append(controls, made...)
 	if len(controls) == 0 {
 		return
 	}
@@ -336,14 +340,64 @@ func (j *judgement) probe(e Entry) {
 	got := j.fate(e.Path)
 	like := example[want]
 	if got.Kind != want {
-		j.problem("probe", j.phrase(e.Path, got)+", where it "+strings.TrimPrefix(j.phrase(like, j.fate(like)), "")+j.errLine(), e.Path)
+		j.problem("probe", j.phrase(e.Path, got)+", where it "+j.phrase(like, j.fate(like))+j.errLine(), e.Path)
 		return
 	}
 	if want == Moved {
 		if exp, ok := expectedMove(e.Pattern, like, j.fate(like).To, e.Path); ok && exp != got.To {
 			j.problem("probe", j.phrase(e.Path, got)+", where it "+j.phrase(like, j.fate(like))+j.errLine(), e.Path)
 		}
+		return
 	}
+	// What the script copies the other files to, it should copy the
+	// probe to.
+	copied, likeCopy := 0, ""
+	for _, c := range controls {
+		if cs := j.copiesOf(c); len(cs) > 0 {
+			if copied++; likeCopy == "" {
+				like, likeCopy = c, cs[0]
+			}
+		}
+	}
+	if copied*2 <= len(controls) {
+		return
+	}
+	mine := j.copiesOf(e.Path)
+	if len(mine) == 0 {
+		j.problem("probe", "makes no copy of "+effects.Quote(j.t.rel(e.Path))+", where it copies "+effects.Quote(j.t.rel(like))+" to "+effects.Quote(j.t.rel(likeCopy))+j.errLine(), e.Path)
+		return
+	}
+	if exp, ok := expectedMove(e.Pattern, like, likeCopy, e.Path); ok && !slices.Contains(mine, exp) {
+		j.problem("probe", "copies "+effects.Quote(j.t.rel(e.Path))+" to "+effects.Quote(j.t.rel(mine[0]))+", where it copies "+effects.Quote(j.t.rel(like))+" to "+effects.Quote(j.t.rel(likeCopy))+j.errLine(), e.Path)
+	}
+}
+
+// copiesOf lists the new files that hold what p held when the script
+// started.
+func (j *judgement) copiesOf(p string) []string {
+	var content []byte
+	found := false
+	for _, e := range j.v.Entries {
+		if e.Path == p && e.Type == effects.TypeFile && !e.Keep {
+			content, found = []byte(e.Content), true
+		}
+	}
+	if !found {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > contentLimit {
+			return nil
+		}
+		if content, err = os.ReadFile(p); err != nil {
+			return nil
+		}
+	}
+	var out []string
+	for _, q := range j.r.obs.copies(content) {
+		if q != p {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // expectedMove says where a probe should go when a control like went to

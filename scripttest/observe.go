@@ -2,6 +2,7 @@ package scripttest
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"io/fs"
 	"os"
@@ -57,6 +58,14 @@ type observation struct {
 	fates map[string]Fate
 	// before tells the starting state of the paths in changes and fates.
 	before map[string]*object
+	// made maps the digest of each new regular file's content (one the
+	// script created) to its paths, to find copies once the run is gone.
+	made map[[sha256.Size]byte][]string
+}
+
+// copies returns the new files that hold content.
+func (o *observation) copies(content []byte) []string {
+	return o.made[sha256.Sum256(content)]
 }
 
 // object is one side of a path, with where to read its content.
@@ -238,9 +247,16 @@ func observe(h host, cs *effects.ChangeSet, entries []Entry) *observation {
 	// Fates of what existed before: moves are deletions whose content
 	// turns up at a new path.
 	var created []string
+	obs.made = map[[sha256.Size]byte][]string{}
 	for _, c := range obs.changes {
 		if c.After != nil && c.Kind != effects.MetaChanged && (c.After.Type == effects.TypeFile || c.After.Type == effects.TypeSymlink) {
 			created = append(created, c.Path)
+		}
+		if c.Kind == effects.Created && c.After.Type == effects.TypeFile {
+			if b, ok := afters[c.Path].content(); ok {
+				sum := sha256.Sum256(b)
+				obs.made[sum] = append(obs.made[sum], c.Path)
+			}
 		}
 	}
 	claimed := map[string]bool{}
