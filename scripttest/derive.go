@@ -278,7 +278,7 @@ func (t *Tester) matches(pattern string) []string {
 		if strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".") {
 			continue
 		}
-		if ok, _ := path.Match(base, n); ok {
+		if ok, _ := globMatch(base, n); ok {
 			out = append(out, path.Join(dir, n))
 		}
 	}
@@ -338,7 +338,7 @@ func instantiate(base, core string) (string, bool) {
 	if base == "*" {
 		name += ".txt"
 	}
-	if ok, _ := path.Match(base, name); !ok {
+	if ok, _ := globMatch(base, name); !ok {
 		return "", false
 	}
 	return name, true
@@ -382,7 +382,7 @@ func (t *Tester) decoy(g glob, probe string) (Entry, bool) {
 		return Entry{}, false
 	}
 	role := RoleDecoy
-	if ok, _ := path.Match(path.Base(g.pattern), word); ok {
+	if ok, _ := globMatch(path.Base(g.pattern), word); ok {
 		role = RoleControl
 	}
 	return Entry{Path: p, Type: effects.TypeFile, Content: "nash test: " + word + "\n", Role: role, Pattern: g.pattern}, true
@@ -436,4 +436,13 @@ func lookupEnv(env []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// globMatch reports whether name matches the glob element pattern as bash
+// matches it: [!...] negates, as [^...] does.
+func globMatch(pattern, name string) (bool, error) {
+	if strings.Contains(pattern, "[!") {
+		pattern = strings.ReplaceAll(pattern, "[!", "[^")
+	}
+	return path.Match(pattern, name)
 }

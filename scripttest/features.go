@@ -73,10 +73,23 @@ func collect(script, dir string, rep *effects.Report) *features {
 			f.opaque = true
 		}
 	}
+	// A "dynamic" finding is a path only run time tells (its use,
+	// pattern ** where run time decides, is on the same line) or a script
+	// only run time tells, which no use covers.
+	dynLines := map[int]bool{}
+	for _, u := range rep.Paths {
+		if u.Dynamic {
+			dynLines[u.Line] = true
+		}
+	}
 	for _, fd := range rep.Findings {
 		switch fd.Kind {
-		case "unknown-command", "dynamic", "unparsed":
+		case "unknown-command", "unparsed":
 			f.opaque = true
+		case "dynamic":
+			if !dynLines[fd.Line] {
+				f.opaque = true
+			}
 		}
 	}
 	for _, u := range rep.Paths {
