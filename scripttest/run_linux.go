@@ -13,10 +13,6 @@ import (
 	"github.com/nash-shell/nash/sandbox"
 )
 
-// setupFailed is the status the setup exits with when it cannot build a
-// starting state.
-const setupFailed = 197
-
 // killed is the status of a script the watchdog killed (128 + SIGKILL).
 const killed = 137
 
@@ -38,14 +34,22 @@ func (t *Tester) runVariant(ctx context.Context, v *Variant, script string) (*ru
 	entries := t.complete(v.Entries)
 	vv := *v
 	vv.Entries = entries
-	code := vv.setup(script, int((t.timeout+time.Second-1)/time.Second), t.hostMode)
-	return t.runCode(ctx, code, entries)
+	code := vv.setup(script, t.timeoutSec(), t.hostMode)
+	var obs *observation
+	r, err := t.runCode(ctx, code, func(cs *effects.ChangeSet, h host) { obs = observe(h, cs, entries) })
+	if err != nil || r.setupErr != "" {
+		return r, err
+	}
+	r.obs = obs
+	return r, nil
 }
 
+func (t *Tester) timeoutSec() int { return int((t.timeout + time.Second - 1) / time.Second) }
+
 // runCode runs code in a fresh sandbox over the working directory and
-// observes it, telling what entries (made by code before the script) did
-// from what the script did.
-func (t *Tester) runCode(ctx context.Context, code string, entries []Entry) (*run, error) {
+// hands what the run changed to inspect, which may read the run's new
+// versions, before the run is aborted.
+func (t *Tester) runCode(ctx context.Context, code string, inspect func(*effects.ChangeSet, host)) (*run, error) {
 	stdout, stderr := &capped{max: t.maxOut}, &capped{max: t.maxOut}
 	opts := append(append([]sandbox.Option{}, t.sbOpts...), sandbox.Dir(t.dir), sandbox.Env(t.env), sandbox.Stdio(nil, stdout, stderr))
 	sb, err := sandbox.New(ctx, opts...)
@@ -63,12 +67,12 @@ func (t *Tester) runCode(ctx context.Context, code string, entries []Entry) (*ru
 	if p.Unsandboxed {
 		return nil, fmt.Errorf("test run: the script ran without a sandbox")
 	}
-	if r.exit == setupFailed && strings.Contains(r.stderr, "nash test: could not build this starting state") {
+	if r.exit == setupFailed && strings.Contains(r.stderr, setupFailedMsg) {
 		r.setupErr = strings.TrimSpace(r.stderr)
 		return r, nil
 	}
 	r.timedOut = r.exit == killed && r.elapsed >= t.timeout
-	r.obs = observe(runView{t: t, sb: sb, id: p.ID}, p.Changes, entries)
+	inspect(p.Changes, runView{t: t, sb: sb, id: p.ID})
 	return r, nil
 }
 

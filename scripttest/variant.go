@@ -110,6 +110,13 @@ type Variant struct {
 	Pattern string `json:"pattern,omitempty"`
 }
 
+// setupFailed is the status the setup exits with when it cannot build a
+// starting state, saying setupFailedMsg.
+const (
+	setupFailed    = 197
+	setupFailedMsg = "nash test: could not build this starting state"
+)
+
 // setup returns the shell code that builds the variant's starting state in
 // the sandbox and then runs script in a fresh bash, so that its positions,
 // options and variables are its own. The setup exits 197 (and says why on
@@ -120,7 +127,7 @@ func (v *Variant) setup(script string, timeoutSec int, host lstatFunc) string {
 	if len(v.Entries) > 0 {
 		b.WriteString("( set -e; umask 022\n")
 		writeEntries(&b, v.Entries, host)
-		b.WriteString(") || { echo 'nash test: could not build this starting state' >&2; exit 197; }\n")
+		b.WriteString(") || { echo '" + setupFailedMsg + "' >&2; exit " + strconv.Itoa(setupFailed) + "; }\n")
 	}
 	if len(v.Unset) > 0 {
 		b.WriteString("unset")
