@@ -21,10 +21,10 @@ chmod 755 "$dir"
 
 # Test binaries, and what they read, where the user can read them, laid
 # out as in the repository (tests find ../../examples and testdata/).
-# The sandbox package is built with the race detector; cmd/nash, whose
+# The sandbox and scripttest packages are built with the race detector; cmd/nash, whose
 # end-to-end tests start hundreds of nash processes, without it (the root
 # pass of make test already runs it under -race), to keep CI within time.
-pkgs=(sandbox cmd/nash)
+pkgs=(sandbox scripttest cmd/nash)
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
   mkdir -p "$dir/$p"

@@ -1,8 +1,10 @@
 package scripttest
 
 import (
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -45,14 +47,73 @@ type glob struct {
 	// matches are the files in it, not its directories, which the
 	// script may need.
 	listing bool
+	// like is the first of today's matches that is a small regular
+	// file, which probes copy; content and mode are its.
+	like    string
+	content string
+	mode    os.FileMode
+}
+
+// maxLike bounds the size of a file probes copy.
+const maxLike = 64 << 10
+
+// setLike picks the match probes copy: one in the pattern's own
+// directory when there is one (a probe goes next to the file it copies).
+func (g *glob) setLike() {
+	dir := unescape(path.Dir(g.pattern))
+	ms := slices.Clone(g.matches)
+	sort.SliceStable(ms, func(i, j int) bool { return path.Dir(ms[i]) == dir && path.Dir(ms[j]) != dir })
+	for _, m := range ms {
+		fi, err := os.Lstat(m)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLike {
+			continue
+		}
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		g.like, g.content, g.mode = m, string(b), fi.Mode().Perm()
+		return
+	}
+}
+
+// copyOf makes e a copy of g's like, when it has one.
+func (g glob) copyOf(e Entry) Entry {
+	if g.like != "" {
+		e.Like, e.Content, e.Mode = g.like, g.content, g.mode
+	}
+	return e
+}
+
+// dir is where probes and controls go: next to the file they copy, or in
+// the pattern's directory.
+func (g glob) dir() string {
+	if g.like != "" {
+		return path.Dir(g.like)
+	}
+	return unescape(path.Dir(g.pattern))
+}
+
+// base is the pattern probes' names match: for a listing, what the file
+// they copy ends with (its extension), so that they fare as it does.
+func (g glob) base() string {
+	b := path.Base(g.pattern)
+	if g.listing && b == "*" {
+		if ext := path.Ext(g.like); ext != "" && ext != path.Base(g.like) {
+			return "*" + escapeGlob(ext)
+		}
+	}
+	return b
 }
 
 // derive lists the variants worth running for a script with features f,
 // today's files first, at most MaxVariants.
 func (t *Tester) derive(f *features) []Variant {
 	vs := []Variant{{Name: "today", Kind: Today, Title: "today's files"}}
+	named := map[string]bool{}
 	add := func(v Variant) {
-		if len(vs) < MaxVariants {
+		if len(vs) < MaxVariants && !named[v.Name] {
+			named[v.Name] = true
 			vs = append(vs, v)
 		}
 	}
@@ -253,12 +314,17 @@ func (t *Tester) globs(f *features) []glob {
 			continue
 		}
 		g := glob{pattern: p, listing: listing[p] && !slices.Contains(f.globs, p)}
-		for _, m := range t.matches(p) {
+		ms := t.matches(p)
+		if f.deep[p] {
+			ms = t.deepMatches(p)
+		}
+		for _, m := range ms {
 			if fi, err := t.lstat(m); g.listing && (err != nil || fi.IsDir()) {
 				continue
 			}
 			g.matches = append(g.matches, m)
 		}
+		g.setLike()
 		out = append(out, g)
 	}
 	return out
@@ -283,6 +349,33 @@ func (t *Tester) matches(pattern string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// maxDeep bounds the entries deepMatches looks at.
+const maxDeep = 5000
+
+// deepMatches lists today's files at any depth under a pattern's
+// directory whose names match its last element, as find -name does.
+func (t *Tester) deepMatches(pattern string) []string {
+	dir, base := unescape(path.Dir(pattern)), path.Base(pattern)
+	var out []string
+	seen := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxDeep {
+			return filepath.SkipAll
+		}
+		if p == dir {
+			return nil
+		}
+		if ok, _ := globMatch(base, d.Name()); ok {
+			out = append(out, p)
+		}
+		return nil
+	})
 	return out
 }
 
@@ -346,28 +439,28 @@ func instantiate(base, core string) (string, bool) {
 
 // control makes an ordinary file that g matches, named after core.
 func (t *Tester) control(g glob, core string) (Entry, bool) {
-	name, ok := instantiate(path.Base(g.pattern), core)
+	name, ok := instantiate(g.base(), core)
 	if !ok {
-		name, ok = instantiate(path.Base(g.pattern), "")
+		name, ok = instantiate(g.base(), "")
 	}
 	if !ok {
 		return Entry{}, false
 	}
-	p := t.fresh(path.Join(unescape(path.Dir(g.pattern)), name))
-	return Entry{Path: p, Type: effects.TypeFile, Content: "nash test: " + path.Base(p) + "\n", Role: RoleControl, Pattern: g.pattern}, true
+	p := t.fresh(path.Join(g.dir(), name))
+	return g.copyOf(Entry{Path: p, Type: effects.TypeFile, Content: "nash test: " + path.Base(p) + "\n", Role: RoleControl, Pattern: g.pattern}), true
 }
 
 // probe makes a file that g matches with a hostile core in its name.
 func (t *Tester) probe(g glob, core string) (Entry, bool) {
-	name, ok := instantiate(path.Base(g.pattern), core)
+	name, ok := instantiate(g.base(), core)
 	if !ok {
 		return Entry{}, false
 	}
-	p := path.Join(unescape(path.Dir(g.pattern)), name)
+	p := path.Join(g.dir(), name)
 	if _, err := t.lstat(p); err == nil {
 		return Entry{}, false
 	}
-	return Entry{Path: p, Type: effects.TypeFile, Content: "nash test: " + name + "\n", Role: RoleProbe, Pattern: g.pattern}, true
+	return g.copyOf(Entry{Path: p, Type: effects.TypeFile, Content: "nash test: " + name + "\n", Role: RoleProbe, Pattern: g.pattern}), true
 }
 
 // decoy makes a file named after the first word of a probe's name, which

@@ -2,6 +2,7 @@ package scripttest
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,8 +16,10 @@ import (
 // variables it uses without setting, the directories it enters, the files
 // it reads and writes.
 type features struct {
-	// globs are absolute patterns whose directory is literal.
+	// globs are absolute patterns whose directory is literal; deep says
+	// which match at any depth below it (find -name).
 	globs []string
+	deep  map[string]bool
 	// listings are directories whose entries' names the script reads
 	// from a command's output (for f in $(ls), ls | while read, ls -l |
 	// awk, find | xargs without -0).
@@ -36,8 +39,9 @@ type features struct {
 // varUse is a variable the script uses and does not set.
 type varUse struct {
 	name string
-	// dir is set when the script puts a / right after it ("$DIR/"*):
-	// it is used as a directory.
+	// dir is set when the script uses it as a path: a / right after it
+	// ("$DIR/"*), or in an argument that the command's spec says names a
+	// file (rm -rf "$BUILD", tar -C "$SRC").
 	dir bool
 	// unsetMatters is set when the script tells unset from empty
 	// (${X-...}, ${X?}, ${X+...}, [ -v X ], set -u).
@@ -267,6 +271,13 @@ func (w *walker) call(c *syntax.CallExpr) {
 			}
 		}
 	}
+	if spec, ok := effects.LookupCommand(name); ok {
+		for i, a := range c.Args[1:] {
+			if pathArg(spec, c.Args[1:], i) {
+				w.pathVars(a)
+			}
+		}
+	}
 	if name == "find" {
 		w.findListing(c)
 		return
@@ -276,6 +287,53 @@ func (w *walker) call(c *syntax.CallExpr) {
 	}
 	for _, a := range c.Args[1:] {
 		w.globWord(a)
+	}
+}
+
+// pathRoles are the roles of arguments that name files.
+var pathRoles = map[effects.Role]bool{
+	effects.RoleRead: true, effects.RoleReadTree: true, effects.RoleWrite: true, effects.RoleCreate: true,
+	effects.RoleTarget: true, effects.RoleDelete: true, effects.RoleDeleteTree: true, effects.RoleConvert: true,
+	effects.RoleMove: true, effects.RoleMeta: true, effects.RoleDir: true,
+}
+
+// pathArg reports whether the command's spec (its annotation) makes
+// args[i] a file: the value of an option whose value is one (tar -C DIR,
+// cp -t DEST), or an operand of a command whose operands all are (rm,
+// cp, mv, cat).
+func pathArg(spec effects.CommandSpec, args []*syntax.Word, i int) bool {
+	if i > 0 {
+		if prev, ok := literal(args[i-1]); ok && strings.HasPrefix(prev, "-") {
+			for _, o := range spec.Options {
+				if slices.Contains(o.Names, prev) {
+					return pathRoles[o.Arg]
+				}
+			}
+		}
+	}
+	if v, ok := literal(args[i]); ok && strings.HasPrefix(v, "-") {
+		return false
+	}
+	if len(spec.Operands) == 0 {
+		return false
+	}
+	for _, o := range spec.Operands {
+		if !pathRoles[o.Role] {
+			return false
+		}
+	}
+	return true
+}
+
+// pathVars notes the variables a file argument is made of: each names a
+// file, or a directory when a slash follows it.
+func (w *walker) pathVars(word *syntax.Word) {
+	for _, p := range word.Parts {
+		if pe := paramIn(p); pe != nil {
+			if u := w.use(pe); u != nil {
+				u.dir = true
+			}
+		}
 	}
 }
 
@@ -354,11 +412,25 @@ func (w *walker) findListing(c *syntax.CallExpr) {
 		}
 		args = args[1:]
 	}
+	for _, a := range args {
+		switch v, _ := literal(a); v {
+		case "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
+			return // names chosen by where they are: no name here stands for them
+		}
+	}
 	for i, a := range args {
 		v, _ := literal(a)
+		if v == "!" || v == "-not" || v == "-o" || v == "-or" {
+			break // what find lists is not what one -name matches
+		}
 		if (v == "-name" || v == "-iname") && i+1 < len(args) {
 			if pat, ok := patternWord(args[i+1]); ok && !strings.Contains(pat, "/") {
-				w.globs = appendNew(w.globs, path.Join(escapeGlob(dir), pat))
+				g := path.Join(escapeGlob(dir), pat)
+				w.globs = appendNew(w.globs, g)
+				if w.f.deep == nil {
+					w.f.deep = map[string]bool{}
+				}
+				w.f.deep[g] = true
 				return
 			}
 		}

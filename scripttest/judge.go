@@ -334,11 +334,15 @@ func (j *judgement) probe(e Entry) {
 			want, n = k, c
 		}
 	}
-	if n*2 <= len(controls) {
+	like := example[want]
+	if e.Like != "" {
+		// A copy of one of today's files fares as that file does.
+		like, want = e.Like, j.fate(e.Like).Kind
+		controls = []string{e.Like}
+	} else if n*2 <= len(controls) {
 		return // the other files fare differently among themselves
 	}
 	got := j.fate(e.Path)
-	like := example[want]
 	if got.Kind != want {
 		j.problem("probe", j.phrase(e.Path, got)+", where it "+j.phrase(like, j.fate(like))+j.errLine(), e.Path)
 		return
@@ -355,14 +359,25 @@ func (j *judgement) probe(e Entry) {
 	for _, c := range controls {
 		if cs := j.copiesOf(c); len(cs) > 0 {
 			if copied++; likeCopy == "" {
-				like, likeCopy = c, cs[0]
+				like, likeCopy = c, mostLike(c, cs)
 			}
 		}
 	}
 	if copied*2 <= len(controls) {
 		return
 	}
+	// A probe that copies a file holds what it holds: of the copies of
+	// both, the probe's are those named more like it.
 	mine := j.copiesOf(e.Path)
+	if e.Like != "" {
+		var own []string
+		for _, q := range mine {
+			if likeness(path.Base(e.Path), path.Base(q)) > likeness(path.Base(e.Like), path.Base(q)) {
+				own = append(own, q)
+			}
+		}
+		mine = own
+	}
 	if len(mine) == 0 {
 		j.problem("probe", "makes no copy of "+effects.Quote(j.t.rel(e.Path))+", where it copies "+effects.Quote(j.t.rel(like))+" to "+effects.Quote(j.t.rel(likeCopy))+j.errLine(), e.Path)
 		return
@@ -370,6 +385,17 @@ func (j *judgement) probe(e Entry) {
 	if exp, ok := expectedMove(e.Pattern, like, likeCopy, e.Path); ok && !slices.Contains(mine, exp) {
 		j.problem("probe", "copies "+effects.Quote(j.t.rel(e.Path))+" to "+effects.Quote(j.t.rel(mine[0]))+", where it copies "+effects.Quote(j.t.rel(like))+" to "+effects.Quote(j.t.rel(likeCopy))+j.errLine(), e.Path)
 	}
+}
+
+// mostLike returns the path among ps whose name is most like p's.
+func mostLike(p string, ps []string) string {
+	best, score := ps[0], -1
+	for _, q := range ps {
+		if s := likeness(path.Base(p), path.Base(q)); s > score {
+			best, score = q, s
+		}
+	}
+	return best
 }
 
 // copiesOf lists the new files that hold what p held when the script
@@ -530,20 +556,61 @@ func (j *judgement) errors() {
 	}
 }
 
-// newErrors are the lines of the variant's error output that today's run
-// did not print.
+// newErrors are the lines of the variant's error output of a kind today's
+// run did not print: "mv: cannot stat 'x': No such file or directory" is
+// of the same kind for any x.
 func (j *judgement) newErrors() []string {
 	old := map[string]bool{}
 	for _, l := range strings.Split(j.ref.stderr, "\n") {
-		old[l] = true
+		old[errKind(l)] = true
 	}
 	var out []string
 	for _, l := range strings.Split(j.r.stderr, "\n") {
-		if l = strings.TrimSpace(l); l != "" && l != "[...]" && !old[l] {
+		if l = strings.TrimSpace(l); l != "" && l != "[...]" && !old[errKind(l)] {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// errKind is an error line without what names a file: quoted strings and
+// words with a slash or a dot.
+func errKind(l string) string {
+	var b strings.Builder
+	quoted := func() {
+		// 'a'$'\n''b' is one quoted name.
+		if s := b.String(); !strings.HasSuffix(s, "Q") {
+			b.WriteString("Q")
+		}
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c == '$' && i+1 < len(l) && l[i+1] == '\'' {
+			continue
+		}
+		if c == '\'' || c == '"' || strings.HasPrefix(l[i:], "‘") || strings.HasPrefix(l[i:], "`") {
+			closing := string(c)
+			switch {
+			case strings.HasPrefix(l[i:], "‘"):
+				closing, i = "’", i+len("‘")-1
+			case c == '`':
+				closing = "'"
+			}
+			if k := strings.Index(l[i+1:], closing); k >= 0 {
+				quoted()
+				i += k + len(closing)
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	words := strings.Fields(b.String())
+	for i, w := range words {
+		if strings.ContainsAny(strings.Trim(w, ":,;()"), "/.") && len(w) > 1 {
+			words[i] = "P"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // errLine is the first new line of error output, as " (line)", or "".

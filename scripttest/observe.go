@@ -259,7 +259,14 @@ func observe(h host, cs *effects.ChangeSet, entries []Entry) *observation {
 			}
 		}
 	}
-	claimed := map[string]bool{}
+	// Each deletion goes with the new path most like it whose content is
+	// its, best pairs first: a copy of a file (a probe like it) must not
+	// take the file's new name.
+	type pair struct {
+		from, to string
+		score    int
+	}
+	var pairs []pair
 	for _, c := range obs.changes {
 		b := obs.before[c.Path]
 		if b == nil || (b.typ != effects.TypeFile && b.typ != effects.TypeSymlink) {
@@ -273,14 +280,22 @@ func observe(h host, cs *effects.ChangeSet, entries []Entry) *observation {
 		case effects.TypeChanged:
 			obs.fates[c.Path] = Fate{Kind: TypeChanged}
 		case effects.Deleted:
-			to := moveTarget(c.Path, b, created, afters, claimed)
-			if to == "" {
-				obs.fates[c.Path] = Fate{Kind: Deleted}
-				continue
+			obs.fates[c.Path] = Fate{Kind: Deleted}
+			for _, q := range created {
+				if same(b, afters[q]) {
+					pairs = append(pairs, pair{c.Path, q, likeness(filepath.Base(c.Path), filepath.Base(q))})
+				}
 			}
-			claimed[to] = true
-			obs.fates[c.Path] = Fate{Kind: Moved, To: to}
 		}
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].score > pairs[j].score })
+	claimed := map[string]bool{}
+	for _, p := range pairs {
+		if claimed[p.to] || obs.fates[p.from].Kind == Moved {
+			continue
+		}
+		claimed[p.to] = true
+		obs.fates[p.from] = Fate{Kind: Moved, To: p.to}
 	}
 	return obs
 }
@@ -318,30 +333,16 @@ func compare(b, a *object) (effects.Kind, []string) {
 	return "", nil
 }
 
-// moveTarget finds the new path that holds what was at p, preferring the
-// one whose name is most like p's.
-func moveTarget(p string, b *object, created []string, afters map[string]*object, claimed map[string]bool) string {
-	best, bestScore := "", -1
-	for _, q := range created {
-		a := afters[q]
-		if claimed[q] || a == nil || a.typ != b.typ {
-			continue
-		}
-		switch b.typ {
-		case effects.TypeFile:
-			if !sameContent(b, a) {
-				continue
-			}
-		case effects.TypeSymlink:
-			if a.target != b.target {
-				continue
-			}
-		}
-		if s := likeness(filepath.Base(p), filepath.Base(q)); s > bestScore {
-			best, bestScore = q, s
-		}
+// same reports whether a holds what b held: the same type and content (a
+// symlink's target).
+func same(b, a *object) bool {
+	if a == nil || a.typ != b.typ {
+		return false
 	}
-	return best
+	if b.typ == effects.TypeSymlink {
+		return a.target == b.target
+	}
+	return sameContent(b, a)
 }
 
 // likeness scores how alike two names are: the length of their common

@@ -69,6 +69,11 @@ type Entry struct {
 	Role Role `json:"role,omitempty"`
 	// Pattern is the glob (absolute) a probe or control matches.
 	Pattern string `json:"pattern,omitempty"`
+	// Like is one of today's files that a probe or control copies (its
+	// content, mode and times, which Content and Mode repeat), so that
+	// the script's tests on them (find -mtime, -empty, gunzip) see the
+	// same: the probe should fare as Like does.
+	Like string `json:"like,omitempty"`
 }
 
 // Role is what an entry is to the judge.
@@ -213,10 +218,17 @@ func writeEntries(b *strings.Builder, entries []Entry, host lstatFunc) {
 		b.WriteString("\n")
 	}
 	var modes []Entry
+	likes := map[string][]string{}
+	var likeOrder []string
 	for _, e := range entries {
 		switch e.Type {
 		case effects.TypeFile:
 			switch {
+			case e.Like != "":
+				if likes[e.Like] == nil {
+					likeOrder = append(likeOrder, e.Like)
+				}
+				likes[e.Like] = append(likes[e.Like], e.Path)
 			case e.Keep:
 			case e.Content == "":
 				b.WriteString(": > " + shellQuote(e.Path) + "\n")
@@ -236,8 +248,21 @@ func writeEntries(b *strings.Builder, entries []Entry, host lstatFunc) {
 			b.WriteString("ln -s -- " + shellQuote(e.Target) + " " + shellQuote(e.Path) + "\n")
 		}
 	}
+	// Copies of one of today's files: its bytes by tee (which takes any
+	// content, NULs too, and many files at once), its times by touch.
+	for _, like := range likeOrder {
+		var names strings.Builder
+		for _, p := range likes[like] {
+			names.WriteString(" " + shellQuote(p))
+		}
+		b.WriteString("tee --" + names.String() + " < " + shellQuote(like) + " > /dev/null\n")
+		b.WriteString("touch -r " + shellQuote(like) + " --" + names.String() + "\n")
+	}
 	sort.SliceStable(modes, func(i, j int) bool { return len(modes[i].Path) > len(modes[j].Path) })
 	for _, e := range modes {
 		b.WriteString("chmod " + strconv.FormatUint(uint64(e.mode().Perm()), 8) + " -- " + shellQuote(e.Path) + "\n")
 	}
 }
+
+// String returns the kind's name.
+func (k Kind) String() string { return string(k) }
