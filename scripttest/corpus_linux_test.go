@@ -120,9 +120,9 @@ func TestDefectCorpus(t *testing.T) {
 // -short.
 func manyFiles() int {
 	if testing.Short() {
-		return 40
+		return 30
 	}
-	return 200
+	return 50
 }
 
 // test runs tr.Test and fails the test on error.

@@ -54,13 +54,16 @@ func (t *Tester) RunExample(ctx context.Context, script string, ex Example) (*Ex
 	}
 	entries = t.complete(entries)
 	var b strings.Builder
-	b.WriteString("( set -e; umask 022\n")
-	writeEntries(&b, entries, t.hostMode)
-	b.WriteString(") || { echo '" + setupFailedMsg + "' >&2; exit " + strconv.Itoa(setupFailed) + "; }\n")
+	writeSetup(&b, entries, t.umask, t.hostMode)
 	b.WriteString("cd -- " + shellQuote(dir) + " || exit " + strconv.Itoa(setupFailed) + "\n")
 	writeTail(&b, script, t.timeoutSec())
+	bx, err := t.newBox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer bx.close()
 	var got []Node
-	r, err := t.runCode(ctx, b.String(), func(cs *effects.ChangeSet, h host) { got = treeUnder(cs, h, dir) })
+	r, err := t.runCode(ctx, bx, b.String(), func(cs *effects.ChangeSet, h host) { got = treeUnder(cs, h, dir) })
 	if err != nil {
 		return nil, err
 	}

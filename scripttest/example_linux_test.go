@@ -90,7 +90,12 @@ func TestExportedTests(t *testing.T) {
 		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := tr.runCode(context.Background(), "bash "+shellQuote(file), func(*effects.ChangeSet, host) {})
+		bx, err := tr.newBox(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tr.runCode(context.Background(), bx, "bash "+shellQuote(file), func(*effects.ChangeSet, host) {})
+		bx.close()
 		if err != nil {
 			t.Fatal(err)
 		}

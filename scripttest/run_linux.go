@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"sync"
@@ -28,15 +29,36 @@ type run struct {
 	setupErr string
 }
 
-// runVariant builds v's starting state in a fresh sandbox, runs script on
-// it, observes what the script did and aborts the run.
-func (t *Tester) runVariant(ctx context.Context, v *Variant, script string) (*run, error) {
+// box is one sandbox that runs one variant after another, with its
+// output going to the run at hand's buffers.
+type box struct {
+	sb             *sandbox.Sandbox
+	stdout, stderr *switched
+}
+
+// newBox makes a sandbox over the working directory.
+func (t *Tester) newBox(ctx context.Context) (*box, error) {
+	b := &box{stdout: &switched{}, stderr: &switched{}}
+	opts := append(append([]sandbox.Option{}, t.sbOpts...), sandbox.Dir(t.dir), sandbox.Env(t.env), sandbox.Stdio(nil, b.stdout, b.stderr))
+	sb, err := sandbox.New(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	b.sb = sb
+	return b, nil
+}
+
+func (b *box) close() { _ = b.sb.Close() }
+
+// runVariant builds v's starting state in a sandbox, runs script on it,
+// observes what the script did and aborts the run.
+func (t *Tester) runVariant(ctx context.Context, b *box, v *Variant, script string) (*run, error) {
 	entries := t.complete(v.Entries)
 	vv := *v
 	vv.Entries = entries
-	code := vv.setup(script, t.timeoutSec(), t.hostMode)
+	code := vv.setup(script, t.timeoutSec(), t.umask, t.hostMode)
 	var obs *observation
-	r, err := t.runCode(ctx, code, func(cs *effects.ChangeSet, h host) { obs = observe(h, cs, entries) })
+	r, err := t.runCode(ctx, b, code, func(cs *effects.ChangeSet, h host) { obs = observe(h, cs, entries) })
 	if err != nil || r.setupErr != "" {
 		return r, err
 	}
@@ -46,23 +68,19 @@ func (t *Tester) runVariant(ctx context.Context, v *Variant, script string) (*ru
 
 func (t *Tester) timeoutSec() int { return int((t.timeout + time.Second - 1) / time.Second) }
 
-// runCode runs code in a fresh sandbox over the working directory and
-// hands what the run changed to inspect, which may read the run's new
-// versions, before the run is aborted.
-func (t *Tester) runCode(ctx context.Context, code string, inspect func(*effects.ChangeSet, host)) (*run, error) {
+// runCode runs code in b over the working directory and hands what the
+// run changed to inspect, which may read the run's new versions, before
+// the run is aborted.
+func (t *Tester) runCode(ctx context.Context, b *box, code string, inspect func(*effects.ChangeSet, host)) (*run, error) {
 	stdout, stderr := &capped{max: t.maxOut}, &capped{max: t.maxOut}
-	opts := append(append([]sandbox.Option{}, t.sbOpts...), sandbox.Dir(t.dir), sandbox.Env(t.env), sandbox.Stdio(nil, stdout, stderr))
-	sb, err := sandbox.New(ctx, opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer sb.Close()
+	b.stdout.set(stdout)
+	b.stderr.set(stderr)
 	start := time.Now()
-	p, err := sb.Run(ctx, code)
+	p, err := b.sb.Run(ctx, code)
 	if err != nil {
 		return nil, err
 	}
-	defer sb.Abort(p.ID)
+	defer b.sb.Abort(p.ID)
 	r := &run{exit: p.ExitCode, elapsed: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
 	if p.Unsandboxed {
 		return nil, fmt.Errorf("test run: the script ran without a sandbox")
@@ -72,7 +90,7 @@ func (t *Tester) runCode(ctx context.Context, code string, inspect func(*effects
 		return r, nil
 	}
 	r.timedOut = r.exit == killed && r.elapsed >= t.timeout
-	inspect(p.Changes, runView{t: t, sb: sb, id: p.ID})
+	inspect(p.Changes, runView{t: t, sb: b.sb, id: p.ID})
 	return r, nil
 }
 
@@ -86,6 +104,28 @@ type runView struct {
 
 func (v runView) Lstat(p string) (fs.FileInfo, error) { return v.t.lstat(p) }
 func (v runView) NewVersion(p string) (string, bool)  { return v.sb.NewVersion(v.id, p) }
+
+// switched writes to the writer set last. A sandbox's streams are fixed
+// when it is made; its runs, one after another, each have their own.
+type switched struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switched) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func (s *switched) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
 
 // capped keeps the first max bytes written to it.
 type capped struct {
@@ -163,42 +203,59 @@ func (t *Tester) analyze(script string) (*effects.Report, *features, error) {
 	return rep, collect(script, t.dir, rep), nil
 }
 
-// runAll runs every variant, at most t.parallel at once, and returns the
-// runs in the variants' order. The first error stops the rest.
+// runAll runs every variant, t.parallel at a time, each worker with a
+// sandbox of its own, and returns the runs in the variants' order. The
+// first error stops the rest.
 func (t *Tester) runAll(ctx context.Context, vs []Variant, script string) ([]*run, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	runs := make([]*run, len(vs))
 	errs := make([]error, len(vs))
-	sem := make(chan struct{}, t.parallel)
-	var wg sync.WaitGroup
 	// The many-files variant takes longest: it starts first.
-	order := make([]int, 0, len(vs))
+	next := make(chan int, len(vs))
 	for i := range vs {
 		if vs[i].Kind == Many {
-			order = append([]int{i}, order...)
-		} else {
-			order = append(order, i)
+			next <- i
 		}
 	}
-	for _, i := range order {
+	for i := range vs {
+		if vs[i].Kind != Many {
+			next <- i
+		}
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var boxErr error
+	var mu sync.Mutex
+	for range min(t.parallel, len(vs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
+			b, err := t.newBox(ctx)
+			if err != nil {
+				mu.Lock()
+				boxErr = err
+				mu.Unlock()
+				cancel()
 				return
 			}
-			defer func() { <-sem }()
-			runs[i], errs[i] = t.runVariant(ctx, &vs[i], script)
-			if errs[i] != nil {
-				cancel()
+			defer b.close()
+			for i := range next {
+				if ctx.Err() != nil {
+					errs[i] = ctx.Err()
+					continue
+				}
+				runs[i], errs[i] = t.runVariant(ctx, b, &vs[i], script)
+				if errs[i] != nil {
+					cancel()
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	if boxErr != nil {
+		return nil, boxErr
+	}
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nash-shell/nash/effects"
@@ -22,6 +24,7 @@ type Tester struct {
 	timeout  time.Duration
 	maxOut   int
 	many     int
+	umask    fs.FileMode // this process's, which the script inherits
 }
 
 // Option configures a Tester.
@@ -42,8 +45,9 @@ func Sandbox(opts ...sandbox.Option) Option {
 	return func(t *Tester) { t.sbOpts = append(t.sbOpts, opts...) }
 }
 
-// Parallel sets how many variants run at once (default: the number of
-// CPUs, at least 2: a run spends much of its time waiting for the kernel).
+// Parallel sets how many variants run at once (default: twice the number
+// of CPUs, at least 4: a run spends much of its time waiting for the
+// kernel, and on 2 cores 4 at once is quickest; BenchmarkTest).
 func Parallel(n int) Option { return func(t *Tester) { t.parallel = n } }
 
 // Timeout sets how long the script may run in one variant before it is
@@ -51,8 +55,8 @@ func Parallel(n int) Option { return func(t *Tester) { t.parallel = n } }
 func Timeout(d time.Duration) Option { return func(t *Tester) { t.timeout = d } }
 
 // ManyFiles sets how many files the many-files variant makes (default
-// 200: a script that runs a command per file takes a second or two on
-// that many).
+// 50: a script that runs a command per file takes about 5 ms a file in the
+// sandbox, and a test should take a second).
 func ManyFiles(n int) Option { return func(t *Tester) { t.many = n } }
 
 // New returns a Tester.
@@ -71,8 +75,9 @@ func New(opts ...Option) *Tester {
 		t.env = os.Environ()
 	}
 	t.files = os.DirFS("/")
+	t.umask = processUmask()
 	if t.parallel <= 0 {
-		t.parallel = max(runtime.NumCPU(), 2)
+		t.parallel = max(2*runtime.NumCPU(), 4)
 	}
 	if t.timeout <= 0 {
 		t.timeout = 5 * time.Second
@@ -81,7 +86,7 @@ func New(opts ...Option) *Tester {
 		t.maxOut = 16 << 10
 	}
 	if t.many <= 0 {
-		t.many = 200
+		t.many = 50
 	}
 	return t
 }
@@ -134,4 +139,21 @@ func (t *Tester) complete(entries []Entry) []Entry {
 		return entries
 	}
 	return append(parents, entries...)
+}
+
+// processUmask reads this process's umask from /proc/self/status (setting
+// it to read it would race with other goroutines); 022 when it cannot.
+func processUmask() fs.FileMode {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0o022
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return fs.FileMode(n)
+			}
+		}
+	}
+	return 0o022
 }

@@ -127,12 +127,12 @@ const (
 // options and variables are its own. The setup exits 197 (and says why on
 // stderr) when the state cannot be built; a watchdog kills the script
 // after timeout seconds, so that what it did until then is still observed.
-func (v *Variant) setup(script string, timeoutSec int, host lstatFunc) string {
+// The setup works under umask 022 and gives the script umask, the one it
+// would have live.
+func (v *Variant) setup(script string, timeoutSec int, umask fs.FileMode, host lstatFunc) string {
 	var b strings.Builder
 	if len(v.Entries) > 0 {
-		b.WriteString("( set -e; umask 022\n")
-		writeEntries(&b, v.Entries, host)
-		b.WriteString(") || { echo '" + setupFailedMsg + "' >&2; exit " + strconv.Itoa(setupFailed) + "; }\n")
+		writeSetup(&b, v.Entries, umask, host)
 	}
 	if len(v.Unset) > 0 {
 		b.WriteString("unset")
@@ -153,12 +153,21 @@ func (v *Variant) setup(script string, timeoutSec int, host lstatFunc) string {
 	return b.String()
 }
 
+// writeSetup writes the commands that make entries, in the shell that
+// then runs the script (a subshell would cost a fork): a failing one
+// stops it with setupFailed.
+func writeSetup(b *strings.Builder, entries []Entry, umask fs.FileMode, host lstatFunc) {
+	b.WriteString("trap 'echo \"" + setupFailedMsg + "\" >&2; exit " + strconv.Itoa(setupFailed) + "' ERR\numask 022\n")
+	writeEntries(b, entries, host)
+	b.WriteString("trap - ERR\numask " + strconv.FormatUint(uint64(umask.Perm()), 8) + "\n")
+}
+
 // writeTail writes the watchdog and the exec of the script.
 func writeTail(b *strings.Builder, script string, timeoutSec int) {
 	if timeoutSec > 0 {
-		// Twice in the background, so the watchdog is no child of the
-		// script's shell (its wait would wait for it).
-		b.WriteString("( ( sleep " + strconv.Itoa(timeoutSec) + "; kill -KILL $$ ) & ) 2>/dev/null\n")
+		// A child of this shell, which the exec'd one does not know: its
+		// wait does not wait for it.
+		b.WriteString("{ sleep " + strconv.Itoa(timeoutSec) + "; kill -KILL $$; } 2>/dev/null &\n")
 	}
 	b.WriteString("exec \"$BASH\" -c " + singleQuote(script) + " bash\n")
 }
@@ -197,11 +206,28 @@ func writeEntries(b *strings.Builder, entries []Entry, host lstatFunc) {
 			dirs = append(dirs, e.Path)
 		}
 	}
+	// A directory that holds an entry is made unless it is there today
+	// and no entry takes its place or its parent's.
+	byPath := map[string]Entry{}
+	for _, e := range entries {
+		byPath[e.Path] = e
+	}
+	there := func(d string) bool {
+		if m, ok := host(d); !ok || !m.IsDir() {
+			return false
+		}
+		for q := d; q != "/" && q != "."; q = filepath.Dir(q) {
+			if e, ok := byPath[q]; ok && e.Type != effects.TypeDir {
+				return false
+			}
+		}
+		return true
+	}
 	parents := map[string]bool{}
 	for _, e := range entries {
 		if e.Type == effects.TypeFile || e.Type == effects.TypeSymlink {
 			d := filepath.Dir(e.Path)
-			if !parents[d] && !slices.Contains(dirs, d) {
+			if !parents[d] && !slices.Contains(dirs, d) && !there(d) {
 				parents[d] = true
 			}
 		}

@@ -97,7 +97,7 @@ func TestSetup(t *testing.T) {
 		{Path: dir + "/locked/inside", Type: effects.TypeFile, Content: "in a read-only directory\n"},
 	})
 	v := Variant{Entries: entries}
-	code := v.setup("echo script ran", 0, tr.hostMode)
+	code := v.setup("echo script ran", 0, 0o022, tr.hostMode)
 	cmd := exec.Command("bash", "-c", code)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
