@@ -224,22 +224,27 @@ func (t *Tester) runAll(ctx context.Context, vs []Variant, script string) ([]*ru
 		}
 	}
 	close(next)
+	// Every sandbox is made before any runs: making one recovers what
+	// runs in its state dir left, and sandbox.Recover can take a run
+	// whose record appears while it looks for a leftover.
+	boxes := make([]*box, 0, min(t.parallel, len(vs)))
+	defer func() {
+		for _, b := range boxes {
+			b.close()
+		}
+	}()
+	for range cap(boxes) {
+		b, err := t.newBox(ctx)
+		if err != nil {
+			return nil, err
+		}
+		boxes = append(boxes, b)
+	}
 	var wg sync.WaitGroup
-	var boxErr error
-	var mu sync.Mutex
-	for range min(t.parallel, len(vs)) {
+	for _, b := range boxes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, err := t.newBox(ctx)
-			if err != nil {
-				mu.Lock()
-				boxErr = err
-				mu.Unlock()
-				cancel()
-				return
-			}
-			defer b.close()
 			for i := range next {
 				if ctx.Err() != nil {
 					errs[i] = ctx.Err()
@@ -253,9 +258,6 @@ func (t *Tester) runAll(ctx context.Context, vs []Variant, script string) ([]*ru
 		}()
 	}
 	wg.Wait()
-	if boxErr != nil {
-		return nil, boxErr
-	}
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err
