@@ -76,9 +76,9 @@ var defectCorpus = []struct {
 	},
 	{
 		name:         "going on after a failed write",
-		files:        []string{"names.txt"},
+		files:        []string{"names.txt", "sorted.txt"},
 		script:       `sort names.txt > sorted.txt; rm names.txt`,
-		fails:        "read-only .",
+		fails:        "read-only sorted.txt",
 		careful:      `sort names.txt > sorted.txt && rm names.txt`,
 		unprivileged: true,
 	},
