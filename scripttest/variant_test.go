@@ -108,14 +108,29 @@ func TestSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What fstree records beyond type, mode, size, content and target
+	// (link counts) is taken from what it found.
 	want := fstree.Tree{}
-	file := func(name, content string, mode os.FileMode) {
-		want[name] = fstree.Entry{Type: "file", Mode: mode, Size: int64(len(content)), Hash: hashOf(content)}
+	entry := func(name string) fstree.Entry {
+		e := got[name]
+		e.Type, e.Mode, e.Size, e.Hash, e.Target = "", 0, 0, "", ""
+		return e
 	}
-	dirE := func(name string, mode os.FileMode) { want[name] = fstree.Entry{Type: "dir", Mode: os.ModeDir | mode} }
+	file := func(name, content string, mode os.FileMode) {
+		e := entry(name)
+		e.Type, e.Mode, e.Size, e.Hash = "file", mode, int64(len(content)), hashOf(content)
+		want[name] = e
+	}
+	dirE := func(name string, mode os.FileMode) {
+		e := entry(name)
+		e.Type, e.Mode = "dir", os.ModeDir|mode
+		want[name] = e
+	}
 	dirE(".", got["."].Mode.Perm())
 	dirE("file-then-dir", 0o700)
-	want["replaced"] = fstree.Entry{Type: "symlink", Mode: got["replaced"].Mode, Target: "/nowhere", Size: got["replaced"].Size}
+	link := entry("replaced")
+	link.Type, link.Mode, link.Target, link.Size = "symlink", os.ModeSymlink|0o777, "/nowhere", int64(len("/nowhere"))
+	want["replaced"] = link
 	dirE("new", 0o755)
 	dirE("new/deep", 0o755)
 	file("new/deep/my photo.jpeg", "probe\n", 0o644)
