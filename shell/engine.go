@@ -352,7 +352,6 @@ or "ask" (anything else). Start with ! to force a command, ? to force English.
   :show ID                                  what a transaction changed
   :find QUERY                               search the file index
   :export FILE                              this session's committed scripts as one script
-                                            (and their examples as a test, FILE.test)
   :model                                    the model in use
   :help                                     this text
 
@@ -363,8 +362,8 @@ review:  %s run, %s edit, %s revise, %s explain, %s test, %s example, %s abort
     a.jpeg 'my photo.jpeg' => a.jpg 'my photo.jpg'
     notes.txt='b\na' sub/ => stdout: 2
   (NAME=TEXT is a file holding TEXT, \n a line break; NAME/ a directory;
-  NAME->TARGET a symlink). Examples run again on every revision, and %s sends
-  what failed to the model.
+  NAME->TARGET a symlink). Examples run again on every revision, %s sends
+  what failed to the model, and :export FILE writes them to FILE.test.
 after a run:  %s commit, %s pick paths to commit, %s diff, %s abort
 keys:  up/down history, ctrl+r search history, ctrl+c cancel, ctrl+d quit
 `, first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Test), first(k.Example), first(k.Abort),

@@ -10,11 +10,11 @@ type KeyMap struct {
 	Revise  []string
 	Explain []string
 	Abort   []string
-	Test    []string // run the script on other starting states (nash test)
-	Example []string // give an example: files before, files or output after
 	Commit  []string
 	Diff    []string
 	Pick    []string
+	Test    []string // run the script on other starting states (nash test)
+	Example []string // give an example: files before, files or output after
 }
 
 // DefaultKeys are the keys named in :help.
@@ -25,11 +25,11 @@ func DefaultKeys() KeyMap {
 		Revise:  []string{"r"},
 		Explain: []string{"x"},
 		Abort:   []string{"a", "esc", "n"},
-		Test:    []string{"t"},
-		Example: []string{"g"},
 		Commit:  []string{"c"},
 		Diff:    []string{"d"},
 		Pick:    []string{"p"},
+		Test:    []string{"t"},
+		Example: []string{"g"},
 	}
 }
 
@@ -45,11 +45,11 @@ func (k KeyMap) Merge(o KeyMap) KeyMap {
 	set(&k.Revise, o.Revise)
 	set(&k.Explain, o.Explain)
 	set(&k.Abort, o.Abort)
-	set(&k.Test, o.Test)
-	set(&k.Example, o.Example)
 	set(&k.Commit, o.Commit)
 	set(&k.Diff, o.Diff)
 	set(&k.Pick, o.Pick)
+	set(&k.Test, o.Test)
+	set(&k.Example, o.Example)
 	return k
 }
 

@@ -49,6 +49,10 @@ func (o LineOptions) flow() flowOptions {
 // in, nash's words go to errw, scripts write to out and errw, and the
 // dry-run review, --print and --json go to out.
 type liner struct {
+	// feedbackDefault is the revision's feedback when none is typed:
+	// set when what failed goes to the model with it (trial.go).
+	feedbackDefault string
+
 	e    *engine
 	st   *State
 	in   *bufio.Reader
@@ -56,9 +60,6 @@ type liner struct {
 	errw io.Writer
 	sty  *styles
 	opts LineOptions
-	// feedbackDefault is the revision's feedback when none is typed:
-	// set when failing examples go to the model with it (trial.go).
-	feedbackDefault string
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {

@@ -120,15 +120,19 @@ const (
 	stReview                // a script waits for run, edit, revise, explain or abort
 	stConfirm               // the second confirmation: type yes
 	stFeedback              // typing what a revision should change
+	stExample               // typing an example at the review (trial.go)
 	stRunning               // a script has the terminal
 	stSummary               // a run waits for commit, pick, diff or abort
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
 	stNet                   // destinations the run may reach: all, pick or none
-	stExample               // typing an example at the review (trial.go)
 )
 
 // model is the REPL's root model.
 type model struct {
+	// feedbackDefault fills the revision's feedback when what failed
+	// goes to the model with it (trial.go).
+	feedbackDefault string
+
 	ctx  context.Context
 	e    *engine
 	st   *State
@@ -172,10 +176,6 @@ type model struct {
 	// (tea.Exec, tea.ExecProcess); tests run them in place.
 	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
 	execProcess func(*exec.Cmd, tea.ExecCallback) tea.Cmd
-
-	// feedbackDefault fills the revision's feedback when what failed
-	// goes to the model with it (trial.go).
-	feedbackDefault string
 }
 
 // Messages: one per event.

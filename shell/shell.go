@@ -77,6 +77,9 @@ type Config struct {
 	Editor   string // $VISUAL or $EDITOR; "" means vi
 	Color    bool   // false: no colour or styling escape codes (NO_COLOR)
 	Keys     KeyMap
+	// Tester, when set, makes what tests a script before it is trusted:
+	// t and g at the review, nash test (TestScript). Nil: none.
+	Tester TesterFunc
 	// Summarize, when set (a model is configured), writes the plain-English
 	// summary of a committed transaction and returns it. The shell calls
 	// it after each commit without holding up the prompt.
@@ -84,10 +87,6 @@ type Config struct {
 	// Net is the network policy of runs in dir: what they reach without
 	// asking (the configuration's allow and deny lists). Nil: nothing.
 	Net func(dir string) (egress.Policy, error)
-	// Tester, when set, makes what tests a script before it is trusted:
-	// t and examples at the review, and nash test (TestScript). Nil:
-	// testing is not available.
-	Tester TesterFunc
 	// Background, when set, starts work that lives as long as the
 	// interactive shell (the index watcher) and returns how to stop it.
 	// The shell starts it a moment after the first prompt is drawn, so it
