@@ -3,12 +3,15 @@ package shell
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nash-shell/nash/scripttest"
 )
@@ -307,5 +310,80 @@ func TestTestReportEscapes(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `only \x1b[2Jevil.txt matches *.txt`) {
 		t.Errorf("the title is not shown escaped: %q", b.String())
+	}
+}
+
+// TestTestScript: nash test's body. The text says what failed; --json is
+// one object that reads back, with what could spoof the terminal escaped
+// and > kept as >; a failure is a *TestFailedError counting states and
+// examples.
+func TestTestScript(t *testing.T) {
+	ft := &fakeTester{}
+	cfg := Config{Tester: ft.make, Dir: t.TempDir(), Env: []string{"HOME=/h"}}
+	ex, err := scripttest.ParseExample(photoExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Name = photoExample + " \u202e"
+	script := sloppyScript + " > /dev/null"
+
+	var out bytes.Buffer
+	err = TestScript(context.Background(), cfg, script, []scripttest.Example{ex}, &out, TestOptions{})
+	var tf *TestFailedError
+	if !errors.As(err, &tf) || tf.States != 1 || tf.Examples != 1 {
+		t.Fatalf("err = %v, want 1 state and 1 example failed", err)
+	}
+	if got := tf.Error(); got != "the script failed in 1 starting state and 1 example" {
+		t.Errorf("error %q", got)
+	}
+	for _, want := range []string{"FAIL    a name with a space matches *.jpeg", `FAIL    example 1: ` + photoExample + ` \u202e`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "\u202e") {
+		t.Errorf("a bidi override reached the text: %q", out.String())
+	}
+
+	out.Reset()
+	err = TestScript(context.Background(), cfg, script, []scripttest.Example{ex}, &out, TestOptions{JSON: true, Timeout: 7 * time.Second, ManyFiles: 9})
+	if !errors.As(err, &tf) {
+		t.Fatalf("--json: err = %v", err)
+	}
+	if strings.Contains(out.String(), "\u202e") || !strings.Contains(out.String(), `\u202e`) || !strings.Contains(out.String(), "> /dev/null") {
+		t.Errorf("--json is not escaped as nash's JSON is: %s", out.String())
+	}
+	var rec struct {
+		Script         string `json:"script"`
+		Failed         int    `json:"failed"`
+		FailedExamples int    `json:"failed_examples"`
+		Variants       []struct {
+			Name    string `json:"name"`
+			Verdict string `json:"verdict"`
+		} `json:"variants"`
+		Examples []struct {
+			Pass       bool                  `json:"pass"`
+			Example    scripttest.Example    `json:"example"`
+			Mismatches []scripttest.Mismatch `json:"mismatches"`
+		} `json:"examples"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+		t.Fatalf("--json does not read back: %v\n%s", err, out.String())
+	}
+	if rec.Script != script || rec.Failed != 1 || rec.FailedExamples != 1 || len(rec.Variants) != 3 || rec.Variants[2].Verdict != "fail" ||
+		len(rec.Examples) != 1 || rec.Examples[0].Pass || !reflect.DeepEqual(rec.Examples[0].Example, ex) || len(rec.Examples[0].Mismatches) != 1 {
+		t.Errorf("--json read back as %+v", rec)
+	}
+	if s := ft.specs[len(ft.specs)-1]; s.Timeout != 7*time.Second || s.ManyFiles != 9 || s.Dir != cfg.Dir {
+		t.Errorf("the tester was made with %+v", s)
+	}
+
+	// A script that passes: no error.
+	out.Reset()
+	if err := TestScript(context.Background(), cfg, carefulScript, nil, &out, TestOptions{}); err != nil {
+		t.Errorf("a passing script: %v", err)
+	}
+	if err := TestScript(context.Background(), Config{}, carefulScript, nil, &out, TestOptions{}); !errors.Is(err, errNoTester) {
+		t.Errorf("no tester: %v", err)
 	}
 }
