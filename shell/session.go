@@ -15,6 +15,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/scripttest"
 )
 
 // State is the session: what a real shell keeps between lines.
@@ -41,6 +42,9 @@ type Step struct {
 	Dir    string
 	TxID   string
 	Time   time.Time
+	// Examples are the person's examples of what Script does, given at
+	// the review; :export writes them out as a test.
+	Examples []scripttest.Example
 }
 
 // NewState starts a session in dir with env (as os.Environ).
