@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -37,6 +35,13 @@ const indexBinName = "nash-index"
 type indexOptions struct {
 	dir      string // --index-dir
 	stateDir string // where the server logs, and records versions
+	getenv   func(string) string
+}
+
+// indexOpts are the options of the index dir (the default when "") that
+// nash's resolved options name.
+func indexOpts(g *options, dir string) indexOptions {
+	return indexOptions{dir: dir, stateDir: g.stateDir, getenv: g.getenv}
 }
 
 // indexLog is the server's log, in the state dir.
@@ -44,7 +49,11 @@ const indexLog = "index-server.log"
 
 // indexClient returns the client of the index the options name.
 func indexClient(opts indexOptions) (*indexrpc.Client, error) {
-	dir, err := xdg.IndexDir(opts.dir, os.Getenv)
+	getenv := opts.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir, err := xdg.IndexDir(opts.dir, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +68,7 @@ func indexClient(opts indexOptions) (*indexrpc.Client, error) {
 		c.Env = append(c.Env, "NASH_STATE_DIR="+opts.stateDir)
 		c.Log = filepath.Join(opts.stateDir, indexLog)
 	}
-	c.Identify(os.Getenv)
+	c.Identify(getenv)
 	return c, nil
 }
 
@@ -79,7 +88,7 @@ func indexError(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func newIndexCmd(io stdio) *cobra.Command {
+func newIndexCmd(g *options, io stdio) *cobra.Command {
 	var opts indexOptions
 	var verbose, hidden bool
 	cmd := &cobra.Command{
@@ -106,14 +115,8 @@ func newIndexCmd(io stdio) *cobra.Command {
 	cmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "list skipped files with the reason")
 	cmd.PersistentFlags().BoolVar(&hidden, "hidden", false, "also index hidden directories, from now on")
 	// resolve fills what the flags do not say.
-	resolve := func(c *cobra.Command) (indexOptions, error) {
-		o := opts
-		d, err := stateDirFor(c)
-		if err != nil {
-			return o, err
-		}
-		o.stateDir = d
-		return o, nil
+	resolve := func(*cobra.Command) (indexOptions, error) {
+		return indexOpts(g, opts.dir), nil
 	}
 	add := &cobra.Command{
 		Use:   "add [PATH...]",
@@ -125,11 +128,7 @@ func newIndexCmd(io stdio) *cobra.Command {
 				return err
 			}
 			if len(args) == 0 {
-				cfg, err := loadConfig(os.Getenv)
-				if err != nil {
-					return err
-				}
-				args = cfg.IndexRoots
+				args = g.indexRoots
 			}
 			return runIndexAdd(c.Context(), o, args, hidden, verbose, io)
 		},
@@ -137,7 +136,7 @@ func newIndexCmd(io stdio) *cobra.Command {
 	rm := &cobra.Command{
 		Use:   "rm PATH...",
 		Short: "drop indexed roots and their files from the index",
-		Args:  indexArgs(1),
+		Args:  minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o, err := resolve(c)
 			if err != nil {
@@ -149,7 +148,7 @@ func newIndexCmd(io stdio) *cobra.Command {
 	status := &cobra.Command{
 		Use:   "status",
 		Short: "show the indexed roots, counts and size",
-		Args:  indexArgs(0),
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := resolve(c)
 			if err != nil {
@@ -161,7 +160,7 @@ func newIndexCmd(io stdio) *cobra.Command {
 	rebuild := &cobra.Command{
 		Use:   "rebuild",
 		Short: "throw the index away and index every root again",
-		Args:  indexArgs(0),
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := resolve(c)
 			if err != nil {
@@ -178,7 +177,7 @@ func newIndexCmd(io stdio) *cobra.Command {
 The server also records each new version of an indexed file changed outside
 nash, for nash history and nash rollback, keeping at most --versions-budget
 bytes of copies (NASH_VERSIONS_BUDGET, default 256M; 0 records nothing).`,
-		Args: indexArgs(0),
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := resolve(c)
 			if err != nil {
@@ -202,7 +201,7 @@ bytes of copies (NASH_VERSIONS_BUDGET, default 256M; 0 records nothing).`,
 	stop := &cobra.Command{
 		Use:   "stop",
 		Short: "stop the index server (nash starts it again when needed)",
-		Args:  indexArgs(0),
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := resolve(c)
 			if err != nil {
@@ -220,20 +219,6 @@ bytes of copies (NASH_VERSIONS_BUDGET, default 256M; 0 records nothing).`,
 	}
 	cmd.AddCommand(add, rm, status, rebuild, watch, stop)
 	return cmd
-}
-
-// indexArgs accepts at least n arguments, or exactly none when n is 0;
-// anything else is a usage error.
-func indexArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		switch {
-		case n == 0 && len(args) > 0:
-			return usageError{fmt.Sprintf("%s takes no arguments", cmd.CommandPath())}
-		case len(args) < n:
-			return usageError{fmt.Sprintf("%s needs at least %d argument(s): %s", cmd.CommandPath(), n, cmd.Use)}
-		}
-		return nil
-	}
 }
 
 // progressPrinter reports long indexing runs on w: nothing for the first
@@ -398,7 +383,7 @@ type findOptions struct {
 	plain    bool
 }
 
-func newFindCmd(io stdio) *cobra.Command {
+func newFindCmd(g *options, io stdio) *cobra.Command {
 	var opts findOptions
 	cmd := &cobra.Command{
 		Use:   "find [-k|-s|--hybrid] [-n N] [--dir D] [--json] QUERY",
@@ -413,13 +398,9 @@ func newFindCmd(io stdio) *cobra.Command {
 			"On a terminal each hit shows its score and snippet; in a pipe only the paths are printed,\n" +
 			"one per line (so nash find -s \"tax receipts\" -n 3 | xargs ... works), unless --snippets.\n" +
 			"--json prints path, score and snippet per hit. The exit status is 1 when nothing is found.",
-		Args: indexArgs(1),
+		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			d, err := stateDirFor(c)
-			if err != nil {
-				return err
-			}
-			opts.index.stateDir = d
+			opts.index = indexOpts(g, opts.index.dir)
 			return runFind(c.Context(), opts, strings.Join(args, " "), io)
 		},
 	}
@@ -545,12 +526,8 @@ func (e errIndexSearch) Error() string {
 
 // searchIndex searches for q. Its notes and errors go to errw; an error is
 // then errIndexSearch. No match is an empty list, not an error.
-func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.Writer) ([]indexHit, error) {
-	stateDir, err := stateDirFor(cmd)
-	if err != nil {
-		return nil, err
-	}
-	c, err := indexClient(indexOptions{dir: q.indexDir, stateDir: stateDir})
+func searchIndex(ctx context.Context, g *options, q indexQuery, errw io.Writer) ([]indexHit, error) {
+	c, err := indexClient(indexOpts(g, q.indexDir))
 	if err != nil {
 		return nil, err
 	}
@@ -576,17 +553,13 @@ func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.
 
 // indexRetriever lets the planner find files by what they contain, asking
 // the index server (started if needed). Without an index it finds nothing.
-type indexRetriever struct{ cmd *cobra.Command }
+type indexRetriever struct{ g *options }
 
 var _ planner.Retriever = indexRetriever{}
 
 // Retrieve returns the k files that best match a request.
 func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]planner.Document, error) {
-	stateDir, err := stateDirFor(r.cmd)
-	if err != nil {
-		return nil, err
-	}
-	c, err := indexClient(indexOptions{stateDir: stateDir})
+	c, err := indexClient(indexOpts(r.g, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -608,8 +581,8 @@ func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]pl
 }
 
 // indexExists reports whether the default index exists.
-func indexExists() bool {
-	c, err := indexClient(indexOptions{})
+func indexExists(g *options) bool {
+	c, err := indexClient(indexOpts(g, ""))
 	return err == nil && c.Exists()
 }
 
@@ -622,14 +595,15 @@ const watchLog = "index-watch.log"
 // a second (by :find, nash find and the planner) while nash is open. It
 // does nothing when no index exists: the shell creates none uninvited. The
 // returned func stops it.
-func startIndexWatch(ctx context.Context, cmd *cobra.Command, stateDir string) (stop func(), err error) {
-	if !indexExists() {
+func startIndexWatch(ctx context.Context, g *options) (stop func(), err error) {
+	if !indexExists(g) {
 		return func() {}, nil
 	}
-	c, err := indexClient(indexOptions{stateDir: stateDir})
+	c, err := indexClient(indexOpts(g, ""))
 	if err != nil {
 		return nil, err
 	}
+	stateDir := g.stateDir
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("index watcher: %w", err)
 	}

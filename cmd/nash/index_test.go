@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +23,7 @@ import (
 func runIndexCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, os.LookupEnv)
 	return out.String(), errb.String(), code
 }
 
@@ -155,13 +154,17 @@ func ollamaEmbedServer(t *testing.T) *httptest.Server {
 }
 
 // TestIndexRetriever: the planner's retriever finds files through
-// nash-index find, and finds nothing when there is no index.
+// the index server, and finds nothing when there is no index.
 func TestIndexRetriever(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("NASH_EMBEDDER", "")
 	t.Setenv("NASH_INDEX_DIR", "")
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	r := indexRetriever{newRootCmd(stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})}
+	g, err := resolveOptions(os.LookupEnv, globalFlags{stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := indexRetriever{g}
 	if docs, err := r.Retrieve(ctx, "bread", 2); err != nil || len(docs) != 0 {
 		t.Fatalf("Retrieve without an index = %+v, %v; want nothing", docs, err)
 	}

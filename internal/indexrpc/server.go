@@ -67,6 +67,10 @@ func Serve(ctx context.Context, ln net.Listener, h HandlerFunc) error {
 		conn, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
+				// The AfterFunc's Close may still be removing the
+				// socket: it is gone when Serve returns, before the
+				// server lets go of its index for another to take.
+				ln.Close()
 				return nil
 			}
 			return err

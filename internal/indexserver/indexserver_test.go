@@ -1,4 +1,4 @@
-package main
+package indexserver
 
 import (
 	"bytes"
@@ -34,8 +34,8 @@ func TestEmbedderFromEnv(t *testing.T) {
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{nil, {"find", "x"}, {"serve"}, {"serve", "--dir", "d", "extra"}, {"serve", "--bogus"}} {
 		var log bytes.Buffer
-		if code := run(context.Background(), args, &log, func(string) string { return "" }); code != exitUsage || log.Len() == 0 {
-			t.Errorf("run(%q) = %d, log %q; want %d and a message", args, code, log.String(), exitUsage)
+		if code := Main(context.Background(), args, &log, func(string) string { return "" }); code != exitUsage || log.Len() == 0 {
+			t.Errorf("Main(%q) = %d, log %q; want %d and a message", args, code, log.String(), exitUsage)
 		}
 	}
 }
