@@ -366,8 +366,8 @@ func (ix *Index) Close() error {
 func (ix *Index) NeedsRebuild() bool { return ix.format < formatVersion }
 
 // IncludeHidden makes this and every later run of the index walk into
-// directories whose names start with a dot, as the IncludeHidden option
-// does for one session: the choice is recorded in the index.
+// directories whose names start with a dot, which are skipped by default:
+// the choice is recorded in the index.
 func (ix *Index) IncludeHidden() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

@@ -74,10 +74,6 @@ func ChunkWords(size, overlap int) Option {
 	return func(c *config) { c.chunkWords, c.overlapWords = size, overlap }
 }
 
-// IncludeHidden indexes directories whose names start with a dot, which are
-// skipped by default.
-func IncludeHidden(yes bool) Option { return func(c *config) { c.hidden = yes } }
-
 // OnProgress sets a function called during long indexing runs, at most
 // every 100 ms and once at the end. It must not block.
 func OnProgress(f func(Progress)) Option { return func(c *config) { c.progress = f } }
