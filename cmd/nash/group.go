@@ -86,7 +86,7 @@ func runGroup(ctx context.Context, g *options, o groupOptions, query string, io 
 			return fmt.Errorf("group: %w", err)
 		}
 	}
-	// nash-index find says what went wrong, and notes such as the
+	// searchIndex says what went wrong, and notes such as the
 	// semantic fallback, on stderr.
 	hits, err := searchIndex(ctx, g, q, io.err)
 	if err != nil {
