@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if text := os.Getenv("NASH_TEST_TIOCSTI"); text != "" {
+		os.Exit(tiocstiMain(text))
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}

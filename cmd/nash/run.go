@@ -248,9 +248,11 @@ func finishRun(o runOptions, res runResult, io stdio) error {
 }
 
 // askCommit asks on stderr and reads stdin until the person chooses.
-// End of input means abort: nothing is ever committed by default.
+// End of input means abort: nothing is ever committed by default. The
+// answer comes through the sandbox (Answers): on a terminal, only what is
+// typed after the question counts.
 func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) {
-	in := bufio.NewReader(io.in)
+	in := bufio.NewReader(sb.Answers())
 	for {
 		fmt.Fprint(io.err, "commit these changes? [c]ommit, [a]bort, [d]iff: ")
 		line, err := in.ReadString('\n')
