@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -380,5 +381,51 @@ func TestScriptCapabilities(t *testing.T) {
 	}
 	if seen != 2*len(sets) {
 		t.Fatalf("read %d capability sets, want %d:\n%s", seen, 2*len(sets), e.stdout.String())
+	}
+}
+
+// TestAnswersDropPendingInput: after a run on a terminal, the reader a
+// prompt reads its answer from has nothing of what waited before: keys
+// typed ahead, or what a terminal sent back to queries a script printed.
+func TestAnswersDropPendingInput(t *testing.T) {
+	master, slave := openPty(t)
+	stop := make(chan struct{})
+	shown := drain(master, stop)
+	e := newEnv(t, Stdio(slave, slave, slave))
+	e.run(`echo x > f`)
+	close(stop)
+	<-shown
+	if _, err := master.WriteString("c\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	in := e.sb.Answers()
+	if _, err := master.WriteString("a\n"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	n, err := in.Read(buf)
+	if err != nil || string(buf[:n]) != "a\n" {
+		t.Fatalf("the answer read %q, %v; want only what came after the question", buf[:n], err)
+	}
+}
+
+// TestUnreadInputIsHandedBack: what a script leaves unread of a piped
+// stdin stays for the answer, and only that: bytes the script writes into
+// its own stdin (by reopening it) are not taken for the person's.
+func TestUnreadInputIsHandedBack(t *testing.T) {
+	for _, tt := range []struct{ name, script, input, want string }{
+		{"unread", `read -r first; echo "got $first"`, "one\nc\n", "c\n"},
+		{"injected", `read -r first; echo c > /proc/self/fd/0`, "one\n", ""},
+		{"injected after unread", `echo c > /proc/self/fd/0`, "a\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Stdio(strings.NewReader(tt.input), io.Discard, io.Discard))
+			e.run(tt.script)
+			rest, err := io.ReadAll(e.sb.Answers())
+			if err != nil || string(rest) != tt.want {
+				t.Fatalf("after the run the input holds %q, %v; want %q", rest, err, tt.want)
+			}
+		})
 	}
 }

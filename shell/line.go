@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
@@ -38,6 +40,7 @@ type liner struct {
 	e    *engine
 	st   *State
 	in   *bufio.Reader
+	tty  *os.File // in, when it is a terminal
 	out  io.Writer
 	errw io.Writer
 	sty  *styles
@@ -47,10 +50,14 @@ type liner struct {
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
 	cfg.Color = false
-	return &liner{
+	l := &liner{
 		e: newEngine(cfg), st: NewState(cfg.Dir, cfg.Env, cfg.Home),
 		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(errw, false), opts: opts,
 	}
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		l.tty = f
+	}
+	return l
 }
 
 // Lines runs the line mode over in until end of input or exit: each line
@@ -319,8 +326,14 @@ func (l *liner) confirm(reason string) error {
 }
 
 // ask prints prompt and reads an answer. With choices, it asks again until
-// the answer is one of them (by first letter). End of input aborts.
+// the answer is one of them (by first letter). End of input aborts. On a
+// terminal only what is typed after the question counts: what waits
+// before it (typed ahead, or injected) is dropped.
 func (l *liner) ask(prompt string, choices ...string) (string, error) {
+	if l.tty != nil {
+		l.in.Reset(l.tty)
+		sandbox.DiscardInput(l.tty)
+	}
 	for {
 		fmt.Fprint(l.errw, prompt)
 		line, err := l.in.ReadString('\n')

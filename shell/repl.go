@@ -629,10 +629,16 @@ func (r *runExec) SetStdout(out io.Writer) {
 }
 func (r *runExec) SetStderr(w io.Writer) { r.spec.Stderr = w }
 
-// Run runs the script; the outcome is kept for the callback.
+// Run runs the script; the outcome is kept for the callback. When the
+// commit question follows, what waits on the terminal is dropped first,
+// before the program reads keys again: only keys typed after the
+// question answer it.
 func (r *runExec) Run() error {
 	o, err := r.e.run(r.ctx, r.spec, r.prompt, r.script, r.report)
 	r.out = o
+	if f, ok := r.spec.Stdin.(*os.File); ok && o != nil && o.changed() {
+		sandbox.DiscardInput(f)
+	}
 	return err
 }
 

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if sandbox.IsChild() {
 		sandbox.ChildMain()
 	}
+	if len(os.Args) == 2 && os.Args[1] == "-nash-test-tiocsti" {
+		os.Exit(tiocstiHelper(os.Getenv("NASH_TEST_TIOCSTI")))
+	}
 	if os.Getenv("NASH_TEST_FENCE") != "" {
 		os.Exit(fenceMain())
 	}

@@ -545,10 +545,13 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 	cmd := exec.Command(cfg.Shell, "-c", cfg.Script, filepath.Base(cfg.Shell))
 	cmd.Env, cmd.Dir = cfg.Env, dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// A session of its own: its process group is the one job control
-	// stops and continues, and no terminal of the person's is its
-	// controlling terminal.
-	attr := &syscall.SysProcAttr{Setsid: true}
+	// The init leads a session of its own (nash started it so), with no
+	// terminal of the person's. The script gets a process group of its
+	// own in that session, the one job control stops and continues; on
+	// its terminal, the foreground group. Its parent, the init, being in
+	// the same session, the group is not orphaned, so the kernel lets
+	// ctrl+z stop it (as sudo's monitor process does).
+	attr := &syscall.SysProcAttr{Setpgid: true}
 	var slave *os.File
 	if t := cfg.Tty; t != nil {
 		master, s, err := openTerminal(t)
@@ -556,8 +559,12 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 			return 0, fmt.Errorf("make the script's terminal: %w", err)
 		}
 		slave = os.NewFile(uintptr(s), "tty")
+		if err := unix.IoctlSetInt(s, unix.TIOCSCTTY, 0); err != nil {
+			unix.Close(master)
+			slave.Close()
+			return 0, fmt.Errorf("take the script's terminal: %w", err)
+		}
 		streams := []*io.Writer{nil, &cmd.Stdout, &cmd.Stderr}
-		attr.Ctty = -1
 		for i := 0; i < 3; i++ {
 			if t.Streams&(1<<i) == 0 {
 				continue
@@ -567,11 +574,10 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 			} else {
 				*streams[i] = slave
 			}
-			if attr.Ctty < 0 {
-				attr.Ctty = i
-			}
 		}
-		attr.Setctty = attr.Ctty >= 0
+		// For Foreground, Ctty is the terminal's descriptor in this
+		// process, not in the child.
+		attr.Foreground, attr.Ctty = true, s
 		err = ctl.Send(MsgTerminal, nil, master)
 		unix.Close(master)
 		if err != nil {
