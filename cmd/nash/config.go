@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/size"
+	"github.com/nash-shell/nash/sandbox"
 )
 
 // config is nash's configuration: defaults < $XDG_CONFIG_HOME/nash/config.yaml
@@ -23,6 +26,40 @@ type config struct {
 		Roots []string `yaml:"roots"` // what nash index add indexes when given no path
 	} `yaml:"index"`
 	Keys map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
+	// Sandbox holds a run's limits (README: The sandbox).
+	Sandbox struct {
+		MaxProcesses int    `yaml:"max_processes"` // processes and threads at once
+		ScratchSize  string `yaml:"scratch_size"`  // what a run may write outside the working directory
+	} `yaml:"sandbox"`
+}
+
+// sandboxLimits are the run limits the config sets, as sandbox options:
+// sandbox.max_processes and sandbox.scratch_size, or NASH_MAX_PROCESSES
+// and NASH_SCRATCH_SIZE over them.
+func (c config) sandboxLimits(getenv func(string) string) ([]sandbox.Option, error) {
+	procs, scratch := c.Sandbox.MaxProcesses, c.Sandbox.ScratchSize
+	if v := getenv("NASH_MAX_PROCESSES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("NASH_MAX_PROCESSES=%s: want a number above 0", effects.Quote(v))
+		}
+		procs = n
+	}
+	if v := getenv("NASH_SCRATCH_SIZE"); v != "" {
+		scratch = v
+	}
+	if procs < 0 {
+		return nil, fmt.Errorf("config: sandbox.max_processes: want a number above 0, not %d", procs)
+	}
+	opts := []sandbox.Option{sandbox.MaxProcesses(procs)}
+	if scratch != "" {
+		n, err := size.Parse(scratch)
+		if err != nil || n < 1<<20 {
+			return nil, fmt.Errorf("config: sandbox.scratch_size %s: want a size of at least 1M, such as 512M or 4G", effects.Quote(scratch))
+		}
+		opts = append(opts, sandbox.ScratchSize(n))
+	}
+	return opts, nil
 }
 
 // keyList reads a key binding written as one key or a list of keys.

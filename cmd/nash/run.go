@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -102,7 +103,15 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 // model is configured, a summary of the change. prompt, when set, is kept
 // in the log as the request that produced the script.
 func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+	c, err := loadConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
+	limits, err := c.sandboxLimits(os.Getenv)
+	if err != nil {
+		return err
+	}
+	sb, err := openSandbox(ctx, cmd, io, append(limits, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))...)
 	if err != nil {
 		return wrapSandboxErr(err)
 	}
@@ -122,6 +131,7 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	if len(p.Unprotected) > 0 {
 		fmt.Fprintf(msg, "nash: these paths were NOT protected and were changed live: %s\n", quoteAll(p.Unprotected))
 	}
+	writeLimits(msg, p)
 	if p.Changes.Len() == 0 {
 		_ = sb.Abort(p.ID)
 		if !o.json {
@@ -269,6 +279,16 @@ func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) 
 			fmt.Fprintln(io.err)
 			return false, nil
 		}
+	}
+}
+
+// writeLimits says which of the run's limits it hit, or could not have.
+func writeLimits(w io.Writer, p *sandbox.Pending) {
+	if p.ScratchFull > 0 {
+		fmt.Fprintf(w, "nash: the script filled its scratch space (%d MiB): what it wrote outside the working directory beyond that failed with \"No space left on device\"; sandbox.scratch_size in the config allows more\n", p.ScratchFull>>20)
+	}
+	for _, l := range p.Unlimited {
+		fmt.Fprintf(w, "nash: this system could not cap the run's %s\n", l)
 	}
 }
 

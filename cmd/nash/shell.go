@@ -110,6 +110,10 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 	if err != nil {
 		return shell.Config{}, err
 	}
+	limits, err := c.sandboxLimits(os.Getenv)
+	if err != nil {
+		return shell.Config{}, err
+	}
 	stateDir, err := stateDirFor(cmd)
 	if err != nil {
 		return shell.Config{}, err
@@ -134,7 +138,7 @@ func shellConfig(cmd *cobra.Command, io stdio) (shell.Config, error) {
 				planner.UseRetriever(indexRetriever{cmd}, 5))
 		},
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
-			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}
+			opts := append([]sandbox.Option{sandbox.StateDir(stateDir), sandbox.Network(s.Network)}, limits...)
 			if s.Dir != "" {
 				opts = append(opts, sandbox.Dir(s.Dir))
 			}
