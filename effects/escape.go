@@ -1,6 +1,8 @@
 package effects
 
 import (
+	"encoding/json"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -194,6 +196,26 @@ func visible(r rune) bool {
 		return false
 	}
 	return unicode.IsPrint(r)
+}
+
+// WriteJSON writes v to w as JSON, indented when indent is set, with a
+// final newline and with what EscapeJSON escapes escaped: C1 controls,
+// bidi overrides, embeddings, isolates and marks, and every other rune
+// that would hide or spoof text on a terminal, come out as \uXXXX, which
+// reads back as the same string. It is the one way nash prints JSON.
+func WriteJSON(w io.Writer, v any, indent bool) error {
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(EscapeJSON(b), '\n'))
+	return err
 }
 
 // EscapeJSON makes JSON text safe to print on a terminal: every rune that

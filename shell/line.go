@@ -3,7 +3,6 @@ package shell
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,11 +116,7 @@ func OneShot(ctx context.Context, cfg Config, text string, in io.Reader, out, er
 		if err != nil && !isQuiet(err) {
 			l.json.Error = err.Error()
 		}
-		b, merr := json.MarshalIndent(l.json, "", "  ")
-		if merr != nil {
-			return merr
-		}
-		if _, werr := out.Write(append(effects.EscapeJSON(b), '\n')); werr != nil {
+		if werr := effects.WriteJSON(out, l.json, true); werr != nil {
 			return werr
 		}
 	}

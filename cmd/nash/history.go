@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -32,7 +31,7 @@ func newHistoryCmd(io stdio) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(io.out).Encode(vs)
+				return effects.WriteJSON(io.out, vs, false)
 			}
 			tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "VERSION\tUNTIL\tSIZE\tFROM")

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -242,8 +241,7 @@ func configuredModel(cmd *cobra.Command) (string, error) {
 // code on.
 func finishRun(o runOptions, res runResult, io stdio) error {
 	if o.json {
-		enc := json.NewEncoder(io.out)
-		if err := enc.Encode(res); err != nil {
+		if err := effects.WriteJSON(io.out, res, false); err != nil {
 			return err
 		}
 	}
