@@ -21,17 +21,78 @@ type fingerprint struct {
 	UID    uint32 `json:"uid,omitempty"`
 	GID    uint32 `json:"gid,omitempty"`
 	Hash   string `json:"hash,omitempty"` // sha256 of small regular files
+	// CtimeKept says Ctime counts: nash records fingerprints again where
+	// its own moves change a ctime (undoing an undo). Older records lack
+	// it, and their ctime is not compared.
+	CtimeKept bool `json:"ctime_kept,omitempty"`
 }
 
 // hashLimit bounds the files whose content is hashed into a fingerprint.
 const hashLimit = 64 * 1024
 
-// matches compares the parts of a fingerprint that nash's own moves keep:
-// ctime changes when an undo renames the same object back, so it is
-// recorded but not compared; the hash stands in for it on small files.
+// matches compares two fingerprints of a path. The ctime counts when both
+// record it (CtimeKept), but not for a directory, whose times move with its
+// entries, which are fingerprinted themselves: it catches an edit that
+// keeps size and mtime in a file too big to hash. Fingerprints are taken
+// again after nash's own moves of an object (refingerprint), whose renames
+// change the ctime too.
 func (f fingerprint) matches(g fingerprint) bool {
 	return f.Absent == g.Absent && f.Ino == g.Ino && f.Size == g.Size && f.Mtime == g.Mtime &&
-		f.Mode == g.Mode && f.UID == g.UID && f.GID == g.GID && f.Hash == g.Hash
+		f.Mode == g.Mode && f.UID == g.UID && f.GID == g.GID && f.Hash == g.Hash &&
+		(!f.CtimeKept || !g.CtimeKept || f.Mode&unix.S_IFMT == unix.S_IFDIR || f.Ctime == g.Ctime)
+}
+
+// sameObject reports whether two fingerprints are of the same object,
+// unchanged but for its ctime, which a rename back and forth changes.
+func (f fingerprint) sameObject(g fingerprint) bool {
+	f.Ctime, g.Ctime = 0, 0
+	return f.matches(g)
+}
+
+// refingerprint takes the ctime anew, after a rolled-back transaction, of
+// the paths whose fingerprints nash compares later: the run's (for its
+// commit) or the undone transaction's (for its undo). The roll-back moved
+// the same objects away and back, which changes nothing else.
+func (s *Sandbox) refingerprint(w *wal) {
+	l := s.layout()
+	switch w.Kind {
+	case "commit":
+		f := filepath.Join(l.runDir(w.Run), runFile)
+		var rec runRecord
+		if readGob(f, &rec) != nil {
+			return
+		}
+		changed := false
+		for _, o := range w.Ops {
+			if fp, ok := rec.Pre[o.Path]; ok {
+				if live := fingerprintOf(o.Path); fp.sameObject(live) && fp != live {
+					rec.Pre[o.Path], changed = live, true
+				}
+			}
+		}
+		if changed {
+			_ = writeGobVolatile(f, &rec)
+		}
+	case "undo":
+		f := filepath.Join(l.layerDir(w.Undoes), manifestFile)
+		recs, err := readManifest(f)
+		if err != nil {
+			return
+		}
+		changed := false
+		for _, o := range w.Ops {
+			if o.UndoOf < 0 || o.UndoOf >= len(recs) {
+				continue
+			}
+			r := &recs[o.UndoOf]
+			if live := fingerprintOf(r.Path); r.Post.sameObject(live) && r.Post != live {
+				r.Post, changed = live, true
+			}
+		}
+		if changed {
+			_ = writeManifestAtomic(f, recs)
+		}
+	}
 }
 
 func fingerprintOf(p string) fingerprint {
@@ -39,7 +100,7 @@ func fingerprintOf(p string) fingerprint {
 	if err := unix.Lstat(p, &st); err != nil {
 		return fingerprint{Absent: true}
 	}
-	f := fingerprint{Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Mode: st.Mode, UID: st.Uid, GID: st.Gid}
+	f := fingerprint{Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), CtimeKept: true, Mode: st.Mode, UID: st.Uid, GID: st.Gid}
 	if isDir(&st) {
 		f.Mtime = 0 // a directory's mtime moves with its entries, which are fingerprinted themselves
 	}

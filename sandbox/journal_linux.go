@@ -302,7 +302,11 @@ func (s *Sandbox) rollback(w *wal) error {
 		d := filepath.Dir(o.Path)
 		syncSet[devOf(d)] = d
 	}
-	return syncAll(syncSet)
+	if err := syncAll(syncSet); err != nil {
+		return err
+	}
+	s.refingerprint(w)
+	return nil
 }
 
 // stand makes an applied transaction stand: it writes the record (the

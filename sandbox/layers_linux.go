@@ -60,6 +60,21 @@ func writeManifest(path string, records []opRecord) error {
 	return f.Close()
 }
 
+// writeManifestAtomic replaces a manifest whole: a crash leaves the old
+// one or the new one.
+func writeManifestAtomic(path string, records []opRecord) error {
+	tmp := path + ".tmp"
+	if err := writeManifest(tmp, records); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
 func readManifest(path string) ([]opRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
