@@ -23,6 +23,7 @@ type CommitOptions struct {
 // goes to the transaction's undo layer. A path changed outside nash while
 // the script ran is a conflict: nothing is changed.
 func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx, error) {
+	s.settle(ctx)
 	l := s.layout()
 	lk, err := l.lock(ctx)
 	if err != nil {

@@ -49,11 +49,13 @@ func (f fingerprint) sameObject(g fingerprint) bool {
 	return f.matches(g)
 }
 
-// refingerprint takes the ctime anew, after a rolled-back transaction, of
-// the paths whose fingerprints nash compares later: the run's (for its
+// refingerprint fingerprints anew, after a rolled-back transaction, the
+// paths whose fingerprints nash compares later: the run's (for its
 // commit) or the undone transaction's (for its undo). The roll-back moved
-// the same objects away and back, which changes nothing else.
-func (s *Sandbox) refingerprint(w *wal) {
+// the same objects away and back, which changes only their ctime; or it
+// copied them back (copied, by op index), which gives them a new inode.
+// Either way the object is what was recorded.
+func (s *Sandbox) refingerprint(w *wal, copied map[int]bool) {
 	l := s.layout()
 	switch w.Kind {
 	case "commit":
@@ -63,9 +65,9 @@ func (s *Sandbox) refingerprint(w *wal) {
 			return
 		}
 		changed := false
-		for _, o := range w.Ops {
+		for i, o := range w.Ops {
 			if fp, ok := rec.Pre[o.Path]; ok {
-				if live := fingerprintOf(o.Path); fp.sameObject(live) && fp != live {
+				if live := fingerprintOf(o.Path); (copied[i] || fp.sameObject(live)) && fp != live {
 					rec.Pre[o.Path], changed = live, true
 				}
 			}
@@ -80,13 +82,16 @@ func (s *Sandbox) refingerprint(w *wal) {
 			return
 		}
 		changed := false
-		for _, o := range w.Ops {
+		for i, o := range w.Ops {
 			if o.UndoOf < 0 || o.UndoOf >= len(recs) {
 				continue
 			}
 			r := &recs[o.UndoOf]
-			if live := fingerprintOf(r.Path); r.Post.sameObject(live) && r.Post != live {
+			if live := fingerprintOf(r.Path); (copied[i] || r.Post.sameObject(live)) && r.Post != live {
 				r.Post, changed = live, true
+				if r.Tree {
+					r.Files = treeFingerprints(r.Path)
+				}
 			}
 		}
 		if changed {

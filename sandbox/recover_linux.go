@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ type RecoveryReport struct {
 	RolledBack []string // transactions rolled back to all-before
 	Completed  []string // transactions whose commit point was reached
 	Discarded  []string // runs whose nash process is gone
+	Kept       []Kept   // paths rolled-back transactions kept aside
 }
 
 // Recover completes or rolls back every transaction an earlier nash left
@@ -30,6 +32,7 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	}
 	defer lk.unlock()
 	rep := &RecoveryReport{}
+	var unfinished []*RecoveryError
 	entries, err := os.ReadDir(l.journalDir())
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
@@ -47,23 +50,36 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 			_ = os.Remove(l.walFile(id))
 			continue
 		}
-		if _, err := l.readTx(id); err == nil {
-			if w.Kind == "undo" {
+		if t, err := l.readTx(id); err == nil {
+			// The commit point was reached (or a roll-back with paths
+			// kept aside was recorded): what is left is bookkeeping.
+			if w.Kind == "undo" && t.State != StateRolledBack {
 				if err := s.markUndone(&w); err != nil {
 					return nil, fmt.Errorf("recover transaction %s: %w", id, err)
 				}
 			}
-			rep.Completed = append(rep.Completed, id)
-		} else {
-			if err := s.rollback(&w); err != nil {
+			if t.State != StateRolledBack {
+				rep.Completed = append(rep.Completed, id)
+			}
+			if err := os.Remove(l.walFile(id)); err != nil {
 				return nil, fmt.Errorf("recover transaction %s: %w", id, err)
 			}
-			_ = removeAll(l.layerDir(id))
-			rep.RolledBack = append(rep.RolledBack, id)
+			continue
 		}
-		if err := os.Remove(l.walFile(id)); err != nil {
+		err := s.rolledBack(&w, errInterrupted)
+		var re *RecoveryError
+		var rb *RolledBackError
+		switch {
+		case errors.As(err, &re):
+			// Left for later; everything else goes on.
+			unfinished = append(unfinished, re)
+			continue
+		case errors.As(err, &rb):
+			rep.Kept = append(rep.Kept, rb.Kept...)
+		case err != nil && !errors.Is(err, errInterrupted):
 			return nil, fmt.Errorf("recover transaction %s: %w", id, err)
 		}
+		rep.RolledBack = append(rep.RolledBack, id)
 	}
 	if len(entries) > 0 {
 		_ = syncDir(l.journalDir())
@@ -93,7 +109,59 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 		}
 		_ = removeAll(l.layerDir(id))
 	}
+	if len(unfinished) > 0 {
+		return rep, unfinished[0]
+	}
 	return rep, nil
+}
+
+// errInterrupted is why recovery rolls a transaction back.
+var errInterrupted = errors.New("interrupted")
+
+// Unrecovered says what New's recovery could not finish (a roll-back
+// short of space, say), as a *RecoveryError, or nil. Commits and undos
+// try it again first; those that touch the same paths are refused until
+// it is done.
+func (s *Sandbox) Unrecovered() error { return s.unrecovered }
+
+// settle tries again, before a commit or undo, a roll-back New could not
+// finish.
+func (s *Sandbox) settle(ctx context.Context) {
+	if s.unrecovered == nil {
+		return
+	}
+	if _, err := s.Recover(ctx); err == nil {
+		s.unrecovered = nil
+	} else {
+		var re *RecoveryError
+		if errors.As(err, &re) {
+			s.unrecovered = re
+		}
+	}
+}
+
+// unfinishedPaths lists the paths of the journals a roll-back has not
+// finished, with the error that says so; the caller holds the lock.
+func (l layout) unfinishedPaths() (map[string]string, error) {
+	entries, err := os.ReadDir(l.journalDir())
+	if err != nil || len(entries) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".wal")
+		if !ok {
+			continue
+		}
+		var w wal
+		if readGob(l.walFile(id), &w) != nil {
+			continue
+		}
+		for _, o := range w.Ops {
+			out[o.Path] = id
+		}
+	}
+	return out, nil
 }
 
 // settled reports, without the lock, that Recover has nothing to do: no

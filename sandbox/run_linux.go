@@ -99,7 +99,13 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 		return nil, err
 	}
 	rep, err := s.Recover(ctx)
-	if err != nil {
+	var re *RecoveryError
+	switch {
+	case errors.As(err, &re):
+		// A roll-back short of space, say: nash stays usable, and says
+		// so (Unrecovered).
+		s.unrecovered = re
+	case err != nil:
 		return nil, err
 	}
 	s.lastRecovery = rep

@@ -113,6 +113,13 @@ type Sandbox struct {
 	// working directory.
 	maxProcs    int
 	scratchSize int64
+	// unrecovered is what New's recovery could not finish: a roll-back
+	// that fell short (no space, say), tried again before each commit and
+	// undo.
+	unrecovered error
+	// fault, set only by tests, is called at named points of commit and
+	// undo (the test seam: fill the disk, swap a directory there).
+	fault func(point string) error
 }
 
 // Option configures a Sandbox.

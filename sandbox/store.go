@@ -25,6 +25,9 @@ const (
 	StatePartlyUndone TxState = "partly_undone"
 	StateUndone       TxState = "undone"
 	StateForgotten    TxState = "forgotten" // its undo layer was released
+	// StateRolledBack is a commit or undo that failed and was rolled back
+	// with paths kept aside (Kept): nothing of it stands.
+	StateRolledBack TxState = "rolled_back"
 )
 
 // Tx is one transaction: a committed run or an undo.
@@ -44,6 +47,9 @@ type Tx struct {
 	UndoneOps map[int]string `json:"undone_ops,omitempty"`
 	// Ops is how many operations the transaction applied.
 	Ops int `json:"ops"`
+	// Kept names, for a rolled-back transaction, the paths whose old
+	// versions could not be put back and where they are kept.
+	Kept []Kept `json:"kept,omitempty"`
 	// Summary says in plain English what the transaction changed; a
 	// model writes it after the commit (see SetSummary). Empty when no
 	// model was configured or it did not answer.

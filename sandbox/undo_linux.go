@@ -21,6 +21,7 @@ type UndoOptions struct {
 // when id is empty) as a new transaction, which can itself be undone. A path
 // changed since the commit is a conflict: without Force nothing is changed.
 func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, error) {
+	s.settle(ctx)
 	l := s.layout()
 	lk, err := l.lock(ctx)
 	if err != nil {
@@ -51,6 +52,8 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		return nil, fmt.Errorf("transaction %s is already undone", id)
 	case StateForgotten:
 		return nil, fmt.Errorf("transaction %s was forgotten: its old versions are gone", id)
+	case StateRolledBack:
+		return nil, fmt.Errorf("transaction %s was rolled back: nothing of it stands to undo (nash show %s names what it kept aside)", id, id)
 	}
 	records, err := readManifest(filepath.Join(l.layerDir(id), manifestFile))
 	if err != nil {

@@ -28,7 +28,12 @@ func openSandbox(ctx context.Context, cmd *cobra.Command, io stdio, opts ...sand
 		opts = append([]sandbox.Option{sandbox.StateDir(dir)}, opts...)
 	}
 	opts = append(opts, sandbox.Stdio(io.in, io.out, io.err))
-	return sandbox.New(ctx, opts...)
+	sb, err := sandbox.New(ctx, opts...)
+	if err == nil && sb.Unrecovered() != nil {
+		// nash works on; the person learns what is left and what to do.
+		fmt.Fprintf(io.err, "nash: %v\n", sb.Unrecovered())
+	}
+	return sb, err
 }
 
 // sandboxError gives sandbox errors their exit codes.

@@ -79,6 +79,14 @@ func newShowCmd(io stdio) *cobra.Command {
 				}{t, cs.Changes}, false)
 			}
 			fmt.Fprintf(io.out, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
+			for _, k := range t.Kept {
+				// A rolled-back transaction that could not put these back.
+				if k.Object != "" {
+					fmt.Fprintf(io.out, "kept aside: the old version of %s is at %s\n", effects.Quote(k.Path), effects.Quote(k.Object))
+				} else {
+					fmt.Fprintf(io.out, "kept aside: %s could not be reached\n", effects.Quote(k.Path))
+				}
+			}
 			if t.Undoes != "" {
 				fmt.Fprintf(io.out, "undoes transaction %s\n", t.Undoes)
 			}
