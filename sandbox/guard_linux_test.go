@@ -299,9 +299,17 @@ func waitInitFds(t *testing.T) []string {
 	for time.Now().Before(deadline) {
 		if pid := sandboxInit(); pid > 0 {
 			time.Sleep(100 * time.Millisecond) // let it start the script
+			// This run's init has the script as its child; an init of an
+			// earlier run, on its way out, has none.
+			var kids string
+			tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+			for _, f := range tasks {
+				b, _ := os.ReadFile(f)
+				kids += strings.TrimSpace(string(b))
+			}
 			entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-			if err != nil {
-				t.Fatalf("read the init's descriptors: %v", err)
+			if err != nil || kids == "" {
+				continue
 			}
 			var out []string
 			for _, e := range entries {
@@ -326,7 +334,7 @@ func sandboxInit() int {
 			continue
 		}
 		s := string(b)
-		if !strings.Contains(s, fmt.Sprintf("\nPPid:\t%d\n", os.Getpid())) {
+		if !strings.Contains(s, fmt.Sprintf("\nPPid:\t%d\n", os.Getpid())) || strings.Contains(s, "\nState:\tZ") {
 			continue
 		}
 		for _, l := range strings.Split(s, "\n") {
@@ -427,5 +435,28 @@ func TestUnreadInputIsHandedBack(t *testing.T) {
 				t.Fatalf("after the run the input holds %q, %v; want %q", rest, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestOutputKeepsOrder: with stdout and stderr one file (2>&1), the
+// script's writes to both reach it in the order it made them, as they
+// would without nash between.
+func TestOutputKeepsOrder(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2 := os.NewFile(uintptr(fd), "log")
+	defer f2.Close()
+	e := newEnv(t, Stdio(nil, f, f2))
+	e.run(`for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done`)
+	b, _ := os.ReadFile(f.Name())
+	if want := "out1\nerr1\nout2\nerr2\nout3\nerr3\nout4\nerr4\nout5\nerr5\n"; string(b) != want {
+		t.Fatalf("the log reads %q, want %q", b, want)
 	}
 }

@@ -209,25 +209,47 @@ func (t *terminal) unsetRaw() {
 }
 
 // relayOut copies the script's terminal output to the person's terminal
-// until every process of the sandbox has let go of it.
+// until every process of the sandbox has let go of it. A pseudo-terminal
+// gives at most 4 KiB a read: what is there is read whole before it is
+// written on, in one write, so that fast output costs few writes; an
+// echoed key is written at once.
 func (t *terminal) relayOut() {
 	defer close(t.outDone)
+	_ = unix.SetNonblock(t.master, true)
 	buf := make([]byte, 64<<10)
+	fds := []unix.PollFd{{Fd: int32(t.master), Events: unix.POLLIN}}
 	for {
-		n, err := unix.Read(t.master, buf)
-		if n > 0 {
-			t.track.scan(buf[:n])
-			if _, werr := t.out.Write(buf[:n]); werr != nil {
-				// The person's terminal is gone: keep draining, so the
-				// script is not blocked on its output.
+		n, ended := 0, false
+		for n < len(buf) {
+			k, err := unix.Read(t.master, buf[n:])
+			if errors.Is(err, unix.EINTR) {
 				continue
 			}
+			if errors.Is(err, unix.EAGAIN) {
+				if n > 0 {
+					break
+				}
+				fds[0].Revents = 0
+				if _, err := unix.Poll(fds, -1); err != nil && !errors.Is(err, unix.EINTR) {
+					ended = true
+					break
+				}
+				continue
+			}
+			if k <= 0 || err != nil {
+				ended = true // EIO: the last holder of the script's side closed it
+				break
+			}
+			n += k
 		}
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			continue
+		if n > 0 {
+			t.track.scan(buf[:n])
+			// A person's terminal that is gone: keep draining, so the
+			// script is not blocked on its output.
+			_, _ = t.out.Write(buf[:n])
 		}
-		if n <= 0 || err != nil {
-			return // EIO: the last holder of the script's side closed it
+		if ended {
+			return
 		}
 	}
 }

@@ -585,8 +585,23 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 			return 0, fmt.Errorf("hand over the script's terminal: %w", err)
 		}
 	}
+	// The script and everything it starts share the process cap; the
+	// init keeps its own limit, so it can always make a thread. The
+	// script is capped before it runs a single instruction: it starts
+	// traced, stops at its exec, gets its limit and goes on untraced.
+	// Where tracing is refused, it is capped just after it started (the
+	// pid namespace's pid_max holds what that could let through).
+	attr.Ptrace = cfg.MaxProcs > 0
 	cmd.SysProcAttr = attr
 	err := cmd.Start()
+	if err != nil && attr.Ptrace {
+		retry := exec.Command(cmd.Path, cmd.Args[1:]...)
+		retry.Env, retry.Dir = cmd.Env, cmd.Dir
+		retry.Stdin, retry.Stdout, retry.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+		attr.Ptrace = false
+		retry.SysProcAttr = attr
+		cmd, err = retry, retry.Start()
+	}
 	if slave != nil {
 		slave.Close()
 	}
@@ -595,10 +610,21 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 	}
 	pid := cmd.Process.Pid
 	if cfg.MaxProcs > 0 {
-		// The script and everything it starts share the cap; the init
-		// keeps its own limit, so it can always make a thread.
 		lim := &unix.Rlimit{Cur: uint64(cfg.MaxProcs), Max: uint64(cfg.MaxProcs)}
-		if err := unix.Prlimit(pid, unix.RLIMIT_NPROC, lim, nil); err != nil {
+		if attr.Ptrace {
+			var ws unix.WaitStatus
+			for {
+				_, err := unix.Wait4(pid, &ws, 0, nil)
+				if !errors.Is(err, unix.EINTR) {
+					break
+				}
+			}
+		}
+		err := unix.Prlimit(pid, unix.RLIMIT_NPROC, lim, nil)
+		if attr.Ptrace {
+			_ = unix.PtraceDetach(pid)
+		}
+		if err != nil {
 			_ = unix.Kill(pid, unix.SIGKILL)
 			return 0, fmt.Errorf("cap the script's processes: %w", err)
 		}
