@@ -44,6 +44,9 @@ func (s *Sandbox) streams(ended <-chan struct{}) (*streams, error) {
 		return nil, err
 	}
 	st.term = newTerminal(s.stdin, s.stdout, s.stderr)
+	if st.term != nil {
+		st.term.dumb = dumbTerminal(s.env)
+	}
 	null := func() (*os.File, error) {
 		f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 		if err == nil {

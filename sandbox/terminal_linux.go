@@ -47,6 +47,20 @@ type terminal struct {
 
 	// What the output did that the reset must undo.
 	track outputTracker
+	// dumb is set for a terminal that takes no escape sequences (TERM
+	// dumb or unset): the reset is then only a new line, if need be.
+	dumb bool
+}
+
+// dumbTerminal reports whether env's TERM names no terminal that takes
+// escape sequences.
+func dumbTerminal(env []string) bool {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "TERM="); ok {
+			return v == "" || v == "dumb"
+		}
+	}
+	return true
 }
 
 // newTerminal finds the person's terminal among the sandbox's streams:
@@ -368,6 +382,12 @@ func (t *terminal) finish() {
 	unix.Close(t.master)
 	t.master = -1
 	t.unsetRaw()
+	if t.dumb {
+		if t.track.midLine {
+			_, _ = t.out.Write([]byte("\r\n"))
+		}
+		return
+	}
 	_, _ = t.out.Write(t.track.reset())
 }
 

@@ -56,6 +56,9 @@ type runResult struct {
 	Unprotected []string           `json:"unprotected,omitempty"`
 	Unsandboxed bool               `json:"unsandboxed,omitempty"`
 	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
+	// ScratchFull is the size of the scratch space the script filled:
+	// its writes outside the working directory beyond it failed.
+	ScratchFull int64 `json:"scratch_full,omitempty"`
 	// Summary is the model's summary of a committed change, when a model
 	// is configured and answered.
 	Summary string `json:"summary,omitempty"`
@@ -118,7 +121,7 @@ func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, pr
 	if err != nil {
 		return wrapSandboxErr(err)
 	}
-	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
+	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}, ScratchFull: p.ScratchFull}
 	for _, c := range p.Changes.Changes {
 		res.Changes = append(res.Changes, jsonChange{Path: c.Path, Kind: c.Kind})
 	}
