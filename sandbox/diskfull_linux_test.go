@@ -30,9 +30,8 @@ func inNamespace(t *testing.T, scenario string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := t.TempDir()
 	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "NASH_TEST_DISKFULL="+scenario, "NASH_TEST_BASE="+base)
+	cmd.Env = append(os.Environ(), "NASH_TEST_DISKFULL="+scenario)
 	attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}
 	if uid, gid := os.Getuid(), os.Getgid(); uid != 0 {
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
@@ -73,7 +72,18 @@ func TestRollbackShortOfSpace(t *testing.T) { inNamespace(t, "short") }
 // diskFullMain runs one scenario in the namespace inNamespace made; it
 // prints what it found wrong and returns 1, or returns 0.
 func diskFullMain(scenario string) int {
-	base := os.Getenv("NASH_TEST_BASE")
+	// A /tmp of its own: the small tmpfs mounted below /tmp makes the
+	// sandbox overlay /tmp's entries one by one, and other processes'
+	// temporary dirs come and go meanwhile.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		fmt.Println("make mounts private:", err)
+		return 1
+	}
+	if err := unix.Mount("nash-test-tmp", "/tmp", "tmpfs", 0, "mode=1777"); err != nil {
+		fmt.Println("mount a /tmp:", err)
+		return 1
+	}
+	base := "/tmp/nash-diskfull"
 	c := &scene{base: base, small: filepath.Join(base, "small"), state: filepath.Join(base, "state")}
 	c.work = filepath.Join(c.small, "work")
 	if err := c.setup(); err != nil {
@@ -113,9 +123,6 @@ var (
 )
 
 func (c *scene) setup() error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
-	}
 	if err := os.MkdirAll(c.small, 0o755); err != nil {
 		return err
 	}

@@ -238,7 +238,7 @@ func TestOnlyStdioReachScript(t *testing.T) {
 	script := fmt.Sprintf(`cd /proc/$$/fd && for f in *; do [ -e "$f" ] && echo "fd $f"; done
 read -r first
 echo "read: $first"
-sleep 1
+sleep 2
 echo evil > /proc/self/fd/%d
 echo evil > /proc/self/fd/0
 : > /proc/self/fd/1
@@ -325,23 +325,22 @@ func waitInitFds(t *testing.T) []string {
 }
 
 // sandboxInit returns the pid of a child of this process that is PID 1 of
-// its own pid namespace, or 0.
+// its own pid namespace (and not a zombie), or 0.
 func sandboxInit() int {
-	procs, _ := filepath.Glob("/proc/[0-9]*/status")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if !strings.Contains(s, fmt.Sprintf("\nPPid:\t%d\n", os.Getpid())) || strings.Contains(s, "\nState:\tZ") {
-			continue
-		}
-		for _, l := range strings.Split(s, "\n") {
-			if f, ok := strings.CutPrefix(l, "NSpid:"); ok {
-				if ns := strings.Fields(f); len(ns) == 2 && ns[1] == "1" {
-					n, _ := strconv.Atoi(ns[0])
-					return n
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, kid := range strings.Fields(string(b)) {
+			st, err := os.ReadFile("/proc/" + kid + "/status")
+			if err != nil || strings.Contains(string(st), "\nState:\tZ") {
+				continue
+			}
+			for _, l := range strings.Split(string(st), "\n") {
+				if f, ok := strings.CutPrefix(l, "NSpid:"); ok {
+					if ns := strings.Fields(f); len(ns) == 2 && ns[1] == "1" {
+						n, _ := strconv.Atoi(ns[0])
+						return n
+					}
 				}
 			}
 		}
