@@ -37,13 +37,14 @@ type terminal struct {
 	out     *os.File // where the script's terminal output goes
 	saved   *unix.Termios
 
-	master  int // the script's terminal, once the init sent it
-	wake    [2]int
-	outDone chan struct{}
-	inDone  chan struct{}
-	winch   chan os.Signal
-	mu      sync.Mutex // serializes raw mode and its restoring
-	raw     bool
+	master    int // the script's terminal, once the init sent it
+	wake      [2]int
+	outDone   chan struct{}
+	inDone    chan struct{}
+	winch     chan os.Signal
+	winchDone chan struct{}
+	mu        sync.Mutex // serializes raw mode and its restoring
+	raw       bool
 
 	// What the output did that the reset must undo.
 	track outputTracker
@@ -166,8 +167,10 @@ func (t *terminal) start(master int) error {
 	t.outDone = make(chan struct{})
 	t.copySize()
 	t.winch = make(chan os.Signal, 1)
+	t.winchDone = make(chan struct{})
 	signal.Notify(t.winch, unix.SIGWINCH)
 	go func() {
+		defer close(t.winchDone)
 		for range t.winch {
 			t.copySize()
 		}
@@ -379,6 +382,7 @@ func (t *terminal) finish() {
 	}
 	signal.Stop(t.winch)
 	close(t.winch)
+	<-t.winchDone
 	unix.Close(t.master)
 	t.master = -1
 	t.unsetRaw()
