@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -202,19 +203,20 @@ func visible(r rune) bool {
 // final newline and with what EscapeJSON escapes escaped: C1 controls,
 // bidi overrides, embeddings, isolates and marks, and every other rune
 // that would hide or spoof text on a terminal, come out as \uXXXX, which
-// reads back as the same string. It is the one way nash prints JSON.
+// reads back as the same string. HTML's characters are not escaped:
+// scripts read as written (> stays >, not \u003e). It is the one way nash
+// prints JSON.
 func WriteJSON(w io.Writer, v any, indent bool) error {
-	var b []byte
-	var err error
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	if indent {
-		b, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		b, err = json.Marshal(v)
+		enc.SetIndent("", "  ")
 	}
-	if err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err = w.Write(append(EscapeJSON(b), '\n'))
+	_, err := w.Write(EscapeJSON(buf.Bytes()))
 	return err
 }
 

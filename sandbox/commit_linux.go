@@ -44,7 +44,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
 	}
 	s.waitTorndown(id)
-	cs, ops, err := scanLayers(rec.Layers)
+	cs, ops, err := scanLayers(rec.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +58,16 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		touched[p] = true
 	}
 	for _, o := range ops {
-		pre, known := preFingerprint(rec.Pre, o.Path)
+		lp := o.live()
+		pre, known := preFingerprint(rec.Pre, lp)
 		switch {
-		case touched[o.Path]:
-			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash while the script ran"})
+		case touched[lp]:
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "changed outside nash while the script ran"})
 		case !known:
-			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "not seen when the run ended"})
-		case !pre.matches(fingerprintOf(o.Path)):
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "not seen when the run ended"})
+		case !pre.matches(fingerprintOf(lp)):
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "changed outside nash since the run"})
+		case o.From != "" && !movedOverSame(rec.Pre, o.Path):
 			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash since the run"})
 		}
 	}
@@ -73,7 +76,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	w := &wal{Tx: id, Kind: "commit", Run: id}
 	for _, o := range ops {
-		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: -1})
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: -1})
 	}
 	records, err := s.execute(w)
 	if err != nil {
@@ -81,7 +84,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	tx := &Tx{
 		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
-		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records),
+		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}
 	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
@@ -115,11 +118,14 @@ func selectOps(ops []op, cs *effects.ChangeSet, paths []string) ([]op, *effects.
 	if len(paths) == 0 {
 		return ops, cs, nil
 	}
-	var keptOps []op
+	// A move is chosen by its old or new path, or any path below either.
+	chosen := func(o op, p string) bool {
+		return under(o.Path, p) || o.From != "" && (under(p, o.Path) || under(p, o.From) || under(o.From, p))
+	}
 	for _, p := range paths {
 		found := false
 		for _, o := range ops {
-			if under(o.Path, p) {
+			if chosen(o, p) {
 				found = true
 			} else if under(p, o.Path) && o.Meta == nil {
 				return nil, nil, fmt.Errorf("%s is inside %s, which is committed whole", p, o.Path)
@@ -129,12 +135,20 @@ func selectOps(ops []op, cs *effects.ChangeSet, paths []string) ([]op, *effects.
 			return nil, nil, fmt.Errorf("%s: no change there", p)
 		}
 	}
-	for _, o := range ops {
+	keep := make([]bool, len(ops))
+	for i, o := range ops {
 		for _, p := range paths {
-			if under(o.Path, p) {
-				keptOps = append(keptOps, o)
+			if chosen(o, p) {
+				keep[i] = true
 				break
 			}
+		}
+	}
+	keepMoved(ops, keep)
+	var keptOps []op
+	for i, o := range ops {
+		if keep[i] {
+			keptOps = append(keptOps, o)
 		}
 	}
 	out := &effects.ChangeSet{}

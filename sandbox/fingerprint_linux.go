@@ -66,9 +66,14 @@ func (s *Sandbox) refingerprint(w *wal, copied map[int]bool) {
 		}
 		changed := false
 		for i, o := range w.Ops {
-			if fp, ok := rec.Pre[o.Path]; ok {
-				if live := fingerprintOf(o.Path); (copied[i] || fp.sameObject(live)) && fp != live {
-					rec.Pre[o.Path], changed = live, true
+			// Where the op's live object was before (and is again).
+			p := o.pre()
+			if o.From != "" {
+				p = o.From
+			}
+			if fp, ok := rec.Pre[p]; ok {
+				if live := fingerprintOf(p); (copied[i] || fp.sameObject(live)) && fp != live {
+					rec.Pre[p], changed = live, true
 				}
 			}
 		}

@@ -35,15 +35,15 @@ func editKeepingSizeAndMtime(t *testing.T, p string) {
 	}
 }
 
-// big is more than the fingerprint hashes (hashLimit), so only metadata
+// bigContent is more than the fingerprint hashes (hashLimit), so only metadata
 // tells an edit apart.
-var big = bytes.Repeat([]byte("0123456789abcdef"), hashLimit/8)
+var bigContent = bytes.Repeat([]byte("0123456789abcdef"), hashLimit/8)
 
 // TestUndoNamesInPlaceEdit: an edit made after the commit that keeps the
 // size and the mtime is a conflict, named; undo changes nothing.
 func TestUndoNamesInPlaceEdit(t *testing.T) {
 	e := newEnv(t)
-	if err := os.WriteFile(e.path("data.bin"), big, 0o644); err != nil {
+	if err := os.WriteFile(e.path("data.bin"), bigContent, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tx := e.commit(e.run(`printf 'new' >> data.bin`))
@@ -64,7 +64,7 @@ func TestUndoNamesInPlaceEdit(t *testing.T) {
 // ctime; none of that is a change made since.
 func TestUndoChainKeepsFingerprints(t *testing.T) {
 	e := newEnv(t)
-	if err := os.WriteFile(e.path("data.bin"), big, 0o644); err != nil {
+	if err := os.WriteFile(e.path("data.bin"), bigContent, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tx := e.commit(e.run(`printf 'new' >> data.bin; mkdir d; echo x > d/f`))
@@ -77,7 +77,7 @@ func TestUndoChainKeepsFingerprints(t *testing.T) {
 		}
 		id = u.ID
 	}
-	if b, _ := os.ReadFile(e.path("data.bin")); !bytes.Equal(b, big) {
+	if b, _ := os.ReadFile(e.path("data.bin")); !bytes.Equal(b, bigContent) {
 		t.Fatal("after undo, redo and undo, data.bin is not back to before")
 	}
 }
@@ -86,7 +86,7 @@ func TestUndoChainKeepsFingerprints(t *testing.T) {
 // keep ctime up to date (no CtimeKept) never conflict on ctime alone.
 func TestOldRecordsIgnoreCtime(t *testing.T) {
 	e := newEnv(t)
-	if err := os.WriteFile(e.path("data.bin"), big, 0o644); err != nil {
+	if err := os.WriteFile(e.path("data.bin"), bigContent, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tx := e.commit(e.run(`printf 'new' >> data.bin`))

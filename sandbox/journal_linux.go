@@ -40,6 +40,8 @@ type walOp struct {
 	Src       string
 	Tree      bool
 	Meta      *meta
+	From      string `json:"from,omitempty"`  // a move's source (renames_linux.go)
+	Live      string `json:"live,omitempty"`  // where Path's object is before the moves
 	Stash     string `json:"stash,omitempty"` // where the displaced live object goes
 	PreExists bool   `json:"pre_exists"`
 	PreDir    bool   `json:"pre_dir,omitempty"`
@@ -64,6 +66,9 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	changes := make([]change, len(w.Ops))
 	for i, o := range w.Ops {
 		changes[i] = change{Path: o.Path, Subtree: o.Tree || o.Src == "" && o.Meta == nil}
+		if o.From != "" {
+			changes = append(changes, change{Path: o.From, Subtree: true})
+		}
 	}
 	if hit := lockedBy(locks, changes); len(hit) > 0 {
 		return nil, &LockedError{Paths: hit}
@@ -71,14 +76,14 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	// A roll-back not finished yet (short of space, say) holds its paths:
 	// nothing else may change them until it is done.
 	if busy, _ := l.unfinishedPaths(); len(busy) > 0 {
-		for _, o := range w.Ops {
+		for _, c := range changes {
 			for p, id := range busy {
-				if under(o.Path, p) || under(p, o.Path) {
+				if under(c.Path, p) || under(p, c.Path) {
 					err := s.unrecovered
 					if err == nil {
 						err = fmt.Errorf("transaction %s is being rolled back", id)
 					}
-					return nil, fmt.Errorf("%s is held by an unfinished roll-back: %w", o.Path, err)
+					return nil, fmt.Errorf("%s is held by an unfinished roll-back: %w", c.Path, err)
 				}
 			}
 		}
@@ -90,8 +95,12 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	layerDev := devOf(objects)
 	for i := range w.Ops {
 		o := &w.Ops[i]
+		if o.From != "" {
+			keepMovedOver(o, objects, i, layerDev)
+			continue
+		}
 		var st unix.Stat_t
-		if unix.Lstat(o.Path, &st) == nil {
+		if !movedAway(w, o) && unix.Lstat(o.pre(), &st) == nil {
 			o.PreExists, o.PreDir = true, isDir(&st)
 			if o.Src != "" && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
 				var sst unix.Stat_t
@@ -107,7 +116,12 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 			}
 		}
 		if o.Src != "" {
-			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.Path))
+			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.pre()))
+		}
+	}
+	for i := range w.Ops {
+		if o := &w.Ops[i]; o.From != "" && o.Src != "" {
+			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.From))
 		}
 	}
 	if err := s.checkSpace(w); err != nil {
@@ -127,8 +141,10 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	}
 	records := make([]opRecord, len(w.Ops))
 	for i, o := range w.Ops {
-		r := opRecord{Index: i, Path: o.Path, Tree: o.Tree, PreExists: o.PreExists, PreDir: o.PreDir, OldMeta: o.OldMeta, NewMeta: o.Meta, UndoOf: o.UndoOf}
+		r := opRecord{Index: i, Path: o.Path, Tree: o.Tree, PreExists: o.PreExists, PreDir: o.PreDir, OldMeta: o.OldMeta, NewMeta: o.Meta, UndoOf: o.UndoOf, From: o.From}
 		switch {
+		case o.From != "":
+			r.Kind = "move"
 		case o.Meta != nil:
 			r.Kind = "meta"
 		case o.Src != "":
@@ -157,15 +173,20 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 func (s *Sandbox) apply(w *wal) error {
 	syncSet := map[uint64]string{devOf(s.stateDir): s.stateDir}
 	for _, o := range w.Ops {
-		d := filepath.Dir(o.Path)
+		d := filepath.Dir(o.pre())
 		syncSet[devOf(d)] = d
+	}
+	// Phase 0: move directories whole (renames_linux.go); the rest is
+	// relative to where they are then.
+	if err := applyMoves(w, syncSet); err != nil {
+		return err
 	}
 	// Phase 1: move (or, across file systems, copy) every displaced object
 	// into the undo layer.
 	var xstash []walOp
 	for _, o := range w.Ops {
-		if o.Stash == "" {
-			continue
+		if o.Stash == "" || o.From != "" {
+			continue // moves kept theirs in phase 0
 		}
 		if o.XStash {
 			if err := copyFromLive(o.Path, o.Stash+".tmp"); err != nil {
@@ -210,7 +231,7 @@ func (s *Sandbox) apply(w *wal) error {
 			if err := setMeta(o.Path, o.Meta); err != nil {
 				return fmt.Errorf("set owner and mode of %s: %w", o.Path, err)
 			}
-		case o.Src != "":
+		case o.Src != "" && o.From == "":
 			if err := stripOverlayXattrs(o.Src, o.Tree); err != nil {
 				return err
 			}
@@ -269,17 +290,6 @@ func syncAll(set map[uint64]string) error {
 	return nil
 }
 
-// Kept is a path whose old version a rolled-back transaction could not
-// put back, because a directory on its way was moved, removed or replaced
-// by a symlink meanwhile: the old version stays in the undo layer.
-type Kept struct {
-	Path   string `json:"path"`
-	Object string `json:"object,omitempty"` // where the old version is; "" when the path did not exist before
-	// New says the new version could not be taken back either: it is
-	// wherever that directory went.
-	New bool `json:"new,omitempty"`
-}
-
 // rollback undoes whatever part of a journal's operations took effect,
 // newest first, in two passes: first it takes back what the transaction
 // added (temporary copies, new versions), which frees the space a full
@@ -315,14 +325,34 @@ func (s *Sandbox) rollback(w *wal) ([]Kept, error) {
 		errs = append(errs, fmt.Errorf("roll back %s: %w", w.Ops[i].Path, err))
 	}
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	// An op below where a move puts a directory took no effect if that
+	// move did not (phase 0 runs whole before the rest): there is nothing
+	// of it to reach, and its directory's absence is no swap.
+	notMoved := func(m walOp) bool {
+		return exists(m.From) && (!exists(m.Path) || m.Stash != "" && !exists(m.Stash))
+	}
+	idle := make([]bool, len(w.Ops))
+	for _, m := range w.Ops {
+		if m.From == "" || !notMoved(m) {
+			continue
+		}
+		for i, o := range w.Ops {
+			if o.From == "" && under(o.Path, m.Path) {
+				idle[i] = true
+			}
+		}
+	}
 	// Pass 1: take back what the transaction added.
 	for i := len(w.Ops) - 1; i >= 0; i-- {
 		o := w.Ops[i]
 		if o.Stash != "" {
 			_ = removeAll(o.Stash + ".tmp")
 		}
-		if o.Src == "" || o.InPlace {
-			continue
+		if o.Src == "" || o.InPlace || o.From != "" || idle[i] {
+			continue // a move is taken back last, in pass 2
+		}
+		if !o.XApply && exists(o.Src) {
+			continue // never moved in
 		}
 		d, base, err := openParent(o.Path)
 		if err != nil {
@@ -357,6 +387,17 @@ func (s *Sandbox) rollback(w *wal) ([]Kept, error) {
 		o := w.Ops[i]
 		if err := s.faultAt("restore:" + strconv.Itoa(i)); err != nil {
 			fail(i, err)
+			continue
+		}
+		if idle[i] {
+			continue
+		}
+		if o.From != "" {
+			// Moves come first in the journal, so everything below a
+			// moved directory is back before it moves back.
+			if err := rollbackMove(o); err != nil {
+				fail(i, err)
+			}
 			continue
 		}
 		if o.Meta != nil {
@@ -412,7 +453,7 @@ func (s *Sandbox) rollback(w *wal) ([]Kept, error) {
 	}
 	syncSet := map[uint64]string{devOf(s.stateDir): s.stateDir}
 	for _, o := range w.Ops {
-		d := filepath.Dir(o.Path)
+		d := filepath.Dir(o.pre())
 		syncSet[devOf(d)] = d
 	}
 	if err := syncAll(syncSet); err != nil {
@@ -597,15 +638,20 @@ func (s *Sandbox) checkSpace(w *wal) error {
 	}
 	add(s.stateDir, spaceMargin)
 	for _, o := range w.Ops {
-		dir := filepath.Dir(o.Path)
+		// Sizes are of the live object where it is now (before any
+		// move); a move's Src goes back where it came from.
+		live, dir := o.pre(), filepath.Dir(o.pre())
+		if o.From != "" {
+			live, dir = o.Path, filepath.Dir(o.From)
+		}
 		switch {
 		case o.InPlace:
-			add(s.stateDir, treeSize(o.Path))
-			if grow := treeSize(o.Src) - treeSize(o.Path); grow > 0 {
+			add(s.stateDir, treeSize(live))
+			if grow := treeSize(o.Src) - treeSize(live); grow > 0 {
 				add(dir, grow)
 			}
 		case o.Stash != "" && o.XStash:
-			add(s.stateDir, treeSize(o.Path))
+			add(s.stateDir, treeSize(live))
 		}
 		if o.Src != "" && o.XApply && !o.InPlace {
 			add(dir, treeSize(o.Src))

@@ -34,6 +34,7 @@ type opRecord struct {
 	OldMeta   *meta       `json:"old_meta,omitempty"`
 	NewMeta   *meta       `json:"new_meta,omitempty"`
 	UndoOf    int         `json:"undo_of"`
+	From      string      `json:"from,omitempty"` // for a move: where the directory was
 }
 
 func writeManifest(path string, records []opRecord) error {
@@ -113,6 +114,9 @@ func (s *Sandbox) Show(id string) (*Tx, *effects.ChangeSet, error) {
 		for _, r := range recs {
 			kind := effects.Modified
 			switch {
+			case r.Kind == "move":
+				cs.Changes = append(cs.Changes, effects.Change{Path: r.Path, Kind: effects.Renamed, From: r.From})
+				continue
 			case r.Post.Absent:
 				kind = effects.Deleted
 			case !r.PreExists:

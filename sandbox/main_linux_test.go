@@ -37,6 +37,15 @@ func TestMain(m *testing.M) {
 	if text := os.Getenv("NASH_TEST_TIOCSTI"); text != "" {
 		os.Exit(tiocstiMain(text))
 	}
+	if os.Getenv("NASH_TEST_RENAME") != "" {
+		os.Exit(renameMain(os.Args[1:]))
+	}
+	if spec := os.Getenv("NASH_TEST_RENAMES"); spec != "" {
+		os.Exit(renamesMain(spec))
+	}
+	if os.Getenv("NASH_TEST_NET") != "" {
+		os.Exit(netHelperMain())
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}

@@ -69,7 +69,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 			continue
 		}
 		for _, p := range opt.Paths {
-			if under(r.Path, p) {
+			if under(r.Path, p) || r.Kind == "move" && (under(p, r.Path) || under(p, r.From) || under(r.From, p)) {
 				sel = append(sel, r)
 				break
 			}
@@ -78,6 +78,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 			}
 		}
 	}
+	sel = withMoved(records, k.UndoneOps, sel)
 	if len(sel) == 0 {
 		return nil, fmt.Errorf("transaction %s has nothing left to undo there", id)
 	}
@@ -89,15 +90,27 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		return nil, err
 	}
 	w := &wal{Tx: uid, Kind: "undo", Undoes: id}
+	back := movesBack(sel)
 	for _, r := range sel {
 		o := op{Path: r.Path}
 		switch {
+		case r.Kind == "move":
+			o = op{Path: r.From, From: r.Path}
+			if r.PreExists {
+				// The empty directory it replaced comes back.
+				o.Src, o.Tree = filepath.Join(l.layerDir(id), "objects", r.Stash), r.PreDir
+			}
 		case r.Kind == "meta":
 			o.Meta = r.OldMeta
 		case r.PreExists:
 			o.Src, o.Tree = filepath.Join(l.layerDir(id), "objects", r.Stash), r.PreDir
 		}
-		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: r.Index})
+		if o.From == "" && r.Kind != "move" {
+			// Inside a directory moved back first: relative to where
+			// the move puts it.
+			o.Path, o.Live = back.place(r.Path)
+		}
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: r.Index})
 	}
 	out, err := s.execute(w)
 	if err != nil {

@@ -34,10 +34,7 @@ func startShell(t *testing.T, env ...string) *shellTerm {
 			t.Fatalf("%s is needed for this test (.ci/run installs it): %v", tool, err)
 		}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self, tiocsti := testBin(t, "nash"), testBin(t, tiocstiName)
 	root := t.TempDir()
 	bin, home, dir := filepath.Join(root, "bin"), filepath.Join(root, "home"), filepath.Join(root, "work")
 	for _, d := range []string{bin, home, dir} {
@@ -45,14 +42,14 @@ func startShell(t *testing.T, env ...string) *shellTerm {
 			t.Fatal(err)
 		}
 	}
-	wrapper := fmt.Sprintf("#!/bin/sh\nNASH_TEST_MAIN=1 NASH_SELF=%s exec %s \"$@\"\n", shQuote(self), shQuote(self))
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s \"$@\"\n", shQuote(self))
 	if err := os.WriteFile(filepath.Join(bin, "nash"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	vars := []string{
 		"HOME=" + home, "PATH=" + bin + ":" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
 		"PS1=bash$ ", "HISTFILE=", "XDG_STATE_HOME=" + filepath.Join(home, "state"),
-		"GORACE=log_path=" + filepath.Join(root, "race"),
+		"GORACE=log_path=" + filepath.Join(root, "race"), "NASH_TIOCSTI=" + tiocsti,
 	}
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		vars = append(vars, "TMPDIR="+tmp)
@@ -183,6 +180,10 @@ func checkRestored(t *testing.T, tn *tmuxNash, prompt string, cursor bool) {
 	}
 }
 
+// tiocstiName is the command scripts run ($NASH_TIOCSTI) to type
+// NASH_TEST_TIOCSTI into their terminal: tiocstiHelper.
+const tiocstiName = "nash-test-tiocsti"
+
 // tiocstiHelper is run by scripts (NASH_TEST_TIOCSTI): it types text into
 // every terminal it can reach, as TIOCSTI allows where
 // dev.tty.legacy_tiocsti is 1.
@@ -217,7 +218,7 @@ func tiocstiHelper(text string) int {
 func TestTmuxScriptCannotAnswerPrompt(t *testing.T) {
 	st := startShell(t, `NASH_TEST_TIOCSTI=c
 `)
-	st.typeLine(`nash run -- '"$NASH_SELF" -nash-test-tiocsti; echo x > f'; echo NASH-EXIT=$?`)
+	st.typeLine(`nash run -- '"$NASH_TIOCSTI"; echo x > f'; echo NASH-EXIT=$?`)
 	st.waitFor(`commit these changes\?`)
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
@@ -238,7 +239,7 @@ func TestTmuxScriptCannotAnswerPrompt(t *testing.T) {
 func TestTmuxScriptCannotTypeIntoShell(t *testing.T) {
 	st := startShell(t, `NASH_TEST_TIOCSTI=echo pwned > pwned.txt
 `)
-	st.typeLine(`nash run --yes -- '"$NASH_SELF" -nash-test-tiocsti'; echo NASH-EXIT=$?`)
+	st.typeLine(`nash run --yes -- '"$NASH_TIOCSTI"'; echo NASH-EXIT=$?`)
 	st.waitFor(`NASH-EXIT=0`)
 	time.Sleep(time.Second)
 	if _, err := os.Stat(filepath.Join(st.dir, "pwned.txt")); err == nil {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/sandboxnet"
 )
 
 // Fds the parent passes to the init, after stdin, stdout and stderr.
@@ -32,7 +34,8 @@ func Main() {
 	// Descriptors the caller of nash left open without close-on-exec
 	// reach this process through nash's exec: close them before anything
 	// else, so that neither the init nor the script holds them.
-	closeInherited()
+	egress := egressFd()
+	closeInherited(egress)
 	// The terminal sends ctrl+c to the whole foreground group: the script
 	// decides what to do with it; the init must not die of it. Catching
 	// (not ignoring) keeps the script's own dispositions at their defaults.
@@ -40,6 +43,7 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
+	netDone := startNet(egress)
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(controlFd)
 	ctl := NewControl(controlFd)
@@ -58,7 +62,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r, scratch = runInit(cfg, sigs, ctl)
+		r, scratch = runInit(cfg, sigs, ctl, netDone)
 	}
 	// The parent goes on as soon as it has the result, while the kernel
 	// tears the namespaces down after this exit. The scratch tmpfs goes
@@ -67,12 +71,12 @@ func Main() {
 	os.Exit(0)
 }
 
-// closeInherited closes every descriptor from firstFree on but the Go
-// runtime's own (its poller's, which package initialisation may have
+// closeInherited closes every descriptor from firstFree on but keep (nash's
+// egress socket, or -1) and the Go runtime's own (its poller's, which package initialisation may have
 // started already): those are anonymous inodes, not files, and close-on-
 // exec like everything else here, so no program started from here gets
 // them.
-func closeInherited() {
+func closeInherited(keep int) {
 	_ = unix.CloseRange(firstFree, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -88,7 +92,7 @@ func closeInherited() {
 		}
 		_, _, names := unix.ParseDirent(buf[:n], -1, nil)
 		for _, name := range names {
-			if fd, err := strconv.Atoi(name); err == nil && fd >= firstFree && fd != dir {
+			if fd, err := strconv.Atoi(name); err == nil && fd >= firstFree && fd != dir && fd != keep {
 				fds = append(fds, fd)
 			}
 		}
@@ -105,15 +109,20 @@ func closeInherited() {
 
 // runInit builds the root and runs the script. It returns the result and
 // the scratch tmpfs, open, or -1.
-func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control) (Result, int) {
+func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan error) (Result, int) {
 	var r Result
-	// The loopback comes up while the root is built: the network
+	// The loopback comes up while the root is built (or, with nash's
+	// egress socket, was started before the config came): the network
 	// namespace belongs to the whole process, not to a thread.
-	lo := make(chan error, 1)
-	if cfg.Net {
-		lo <- nil
-	} else {
-		go func() { lo <- LoopbackUp() }()
+	lo := netDone
+	if lo == nil {
+		c := make(chan error, 1)
+		if cfg.Net {
+			c <- nil
+		} else {
+			go func() { c <- LoopbackUp() }()
+		}
+		lo = c
 	}
 	scratch, err := buildRoot(cfg, &r)
 	if err != nil {
@@ -136,12 +145,12 @@ func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control) (Result, int) {
 		r.Error = err.Error()
 		return r, scratch
 	}
-	code, err := runScript(cfg, sigs, ctl)
+	code, renames, err := runScript(cfg, sigs, ctl)
 	if err != nil {
 		r.Error = err.Error()
 		return r, scratch
 	}
-	r.Started, r.ExitCode = true, code
+	r.Started, r.ExitCode, r.Renames = true, code, renames
 	return r, scratch
 }
 
@@ -195,18 +204,33 @@ func mountScratch(cfg *Config) (int, error) {
 				return fd, fmt.Errorf("create layer dir: %w", err)
 			}
 		}
-		if err := matchTop(l.Upper, l.Point, cfg.Root); err != nil {
+		if err := matchTop(l, cfg.Root); err != nil {
 			return fd, err
 		}
 	}
 	return fd, nil
 }
 
-// matchTop gives an upper dir the mode (and, for root, the owner) of the
-// directory it covers, which the overlay's top then shows.
-func matchTop(upper, point string, root bool) error {
+// matchTop gives a layer's upper dir the mode (and, for root, the owner)
+// of the directory it covers, or what nash worked out for it (Top), which
+// the overlay's top then shows.
+func matchTop(l Layer, root bool) error {
+	upper := l.Upper
+	if t := l.Top; t != nil {
+		if t.GID >= 0 {
+			// EINVAL: the group is not mapped after all (newgidmap
+			// failed); the directory keeps the user's.
+			if err := unix.Lchown(upper, -1, t.GID); err != nil && !errors.Is(err, unix.EINVAL) {
+				return fmt.Errorf("create layer dir: %w", err)
+			}
+		}
+		if err := unix.Chmod(upper, t.Mode); err != nil {
+			return fmt.Errorf("create layer dir: %w", err)
+		}
+		return nil
+	}
 	var st unix.Stat_t
-	if err := unix.Stat(point, &st); err != nil {
+	if err := unix.Stat(l.Point, &st); err != nil {
 		return nil // mountOverlays names a point it cannot overlay
 	}
 	if root {
@@ -495,6 +519,40 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
+// egressFd is the descriptor of nash's egress socket (EgressEnvVar), the
+// one descriptor from firstFree on that nash passes on purpose, or -1.
+func egressFd() int {
+	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
+	if err != nil || fd < firstFree {
+		return -1
+	}
+	return fd
+}
+
+// startNet, when nash passed its egress socket (EgressEnvVar), brings
+// the loopback up and hands nash the sandbox's network traffic (package
+// sandboxnet), there and then: it runs before the config is read, in time
+// the init would spend waiting for nash to plan the run, and on the init's
+// own thread, which a busy machine schedules sooner than a second one. It
+// returns nil when there is no such socket, else a channel holding the
+// loopback's error. A failure of the hand-over is nash's to report, from
+// the same socket: the script still runs, with its loopback only.
+func startNet(fd int) <-chan error {
+	if fd < 0 {
+		return nil
+	}
+	syscall.CloseOnExec(fd)
+	defer unix.Close(fd)
+	done := make(chan error, 1)
+	if err := LoopbackUp(); err != nil {
+		done <- err
+		return done
+	}
+	_ = sandboxnet.Handover(fd)
+	done <- nil
+	return done
+}
+
 // LoopbackUp brings up lo in the calling process's network namespace (the
 // sandbox's own, in the init), as it is on any machine.
 func LoopbackUp() error {
@@ -518,8 +576,9 @@ func LoopbackUp() error {
 // user namespace: what root needs to act on files and users (README: The
 // sandbox). Nothing else: without CAP_SYS_ADMIN it cannot unmount an
 // overlay, without CAP_SYS_PTRACE it cannot reach the init, without
-// CAP_SYS_RESOURCE it cannot lift its limits. An ordinary user's script
-// keeps none.
+// CAP_SYS_RESOURCE it cannot lift its limits, without CAP_NET_ADMIN it
+// cannot undo the rules that hand nash its network attempts. An ordinary
+// user's script keeps none.
 const rootCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH |
 	1<<unix.CAP_FOWNER | 1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID
 
@@ -527,15 +586,17 @@ const rootCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_
 // own (on its own terminal when cfg.Tty is set), and waits for it, reaping
 // every orphan meanwhile and telling the parent when the script is
 // stopped. It returns the script's exit code (128+signal when a signal
-// ended it).
-func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
+// ended it) and the directories moved for it.
+func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename, error) {
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
 	runtime.LockOSThread()
 	if err := dropCaps(cfg.Root); err != nil {
-		return 0, fmt.Errorf("drop capabilities: %w", err)
+		return 0, nil, fmt.Errorf("drop capabilities: %w", err)
 	}
+	// The script inherits this thread's rename filter (seccomp_linux.go).
+	sup := watchRenames()
 	dir := cfg.Dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "/"
@@ -556,13 +617,13 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 	if t := cfg.Tty; t != nil {
 		master, s, err := openTerminal(t)
 		if err != nil {
-			return 0, fmt.Errorf("make the script's terminal: %w", err)
+			return 0, nil, fmt.Errorf("make the script's terminal: %w", err)
 		}
 		slave = os.NewFile(uintptr(s), "tty")
 		if err := unix.IoctlSetInt(s, unix.TIOCSCTTY, 0); err != nil {
 			unix.Close(master)
 			slave.Close()
-			return 0, fmt.Errorf("take the script's terminal: %w", err)
+			return 0, nil, fmt.Errorf("take the script's terminal: %w", err)
 		}
 		streams := []*io.Writer{nil, &cmd.Stdout, &cmd.Stderr}
 		for i := 0; i < 3; i++ {
@@ -582,7 +643,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 		unix.Close(master)
 		if err != nil {
 			slave.Close()
-			return 0, fmt.Errorf("hand over the script's terminal: %w", err)
+			return 0, nil, fmt.Errorf("hand over the script's terminal: %w", err)
 		}
 	}
 	// The script and everything it starts share the process cap; the
@@ -606,7 +667,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 		slave.Close()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", cfg.Shell, err)
+		return 0, nil, fmt.Errorf("start %s: %w", cfg.Shell, err)
 	}
 	pid := cmd.Process.Pid
 	if cfg.MaxProcs > 0 {
@@ -626,7 +687,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 		}
 		if err != nil {
 			_ = unix.Kill(pid, unix.SIGKILL)
-			return 0, fmt.Errorf("cap the script's processes: %w", err)
+			return 0, nil, fmt.Errorf("cap the script's processes: %w", err)
 		}
 	}
 	go func() {
@@ -658,7 +719,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 			continue
 		}
 		if err != nil {
-			return 0, fmt.Errorf("wait for script: %w", err)
+			return 0, nil, fmt.Errorf("wait for script: %w", err)
 		}
 		if wpid != pid {
 			continue // an orphan the init reaps (or one that stopped)
@@ -682,7 +743,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, error) {
 		for fd := 0; fd <= 2; fd++ {
 			_ = unix.Close(fd)
 		}
-		return code, nil
+		return code, sup.report(), nil
 	}
 }
 

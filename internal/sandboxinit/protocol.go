@@ -3,9 +3,11 @@ package sandboxinit
 // Version changes whenever Config or Result do, or what
 // the init is expected to do with them, so a nash-sandbox built from other
 // sources is caught, not misread. Version 2: a wire form of its own (see
-// wire_linux.go). Version 3: the terminal, limits, the scratch tmpfs and
-// the control socket's messages.
-const Version = 3
+// wire_linux.go). Version 3: the Result names the directories the init
+// moved for the script. Version 4: the init hands the sandbox's network
+// traffic to nash when EgressEnvVar names a descriptor. Version 5: the
+// terminal, limits, the scratch tmpfs and the control socket's messages.
+const Version = 5
 
 // Config is what the parent sends the sandbox init over its config pipe
 // (EncodeConfig; the json tags only name the fields).
@@ -56,6 +58,20 @@ type Result struct {
 	// Limits names the limits the init could not apply ("processes"),
 	// so that nash says so rather than pretend.
 	Limits []string `json:"limits,omitempty"`
+	// Renames are the directories of the lower layers that the init moved
+	// for the script (see rename_linux.go), in the order it moved them.
+	Renames []Rename `json:"renames,omitempty"`
+}
+
+// Rename is a directory that existed before the run and that the script
+// renamed: the init replaced it, where it stood, with a directory of the
+// upper layer alone holding the same entries (whose inode is Ino), and
+// moved that. The directory may have moved again since, by renames the
+// kernel carried out alone; its inode follows it.
+type Rename struct {
+	From string `json:"from"` // where it stood, inside the sandbox and on the host
+	To   string `json:"to"`   // where this rename put it
+	Ino  uint64 `json:"ino"`  // its inode in the upper dir
 }
 
 // OpKind names one step of building the sandbox's root.
@@ -91,6 +107,16 @@ type Layer struct {
 	// Scratch says the upper and work dirs are on the run's scratch
 	// tmpfs, which the init mounts and creates them in.
 	Scratch bool `json:"scratch,omitempty"`
+	// Top, for a Scratch layer of an ordinary user's sandbox, is what
+	// the init gives the top of its upper dir (which the overlay's top
+	// shows); nil: the mode (and, for root, the owner) of Point.
+	Top *Top `json:"top,omitempty"`
+}
+
+// Top is the mode and group of an upper dir's top.
+type Top struct {
+	Mode uint32 `json:"mode"` // permission bits
+	GID  int    `json:"gid"`  // -1: the init's own
 }
 
 // Plan is everything the sandbox init needs to build the root.

@@ -30,6 +30,7 @@ func newWireWriter() *wireWriter {
 
 func (w *wireWriter) int(n int)     { w.b = binary.AppendVarint(w.b, int64(n)) }
 func (w *wireWriter) int64(n int64) { w.b = binary.AppendVarint(w.b, n) }
+func (w *wireWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *wireWriter) str(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
 	w.b = append(w.b, s...)
@@ -93,6 +94,16 @@ func (r *wireReader) int() int {
 
 func (r *wireReader) int64() int64 {
 	n, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+func (r *wireReader) uint() uint64 {
+	n, k := binary.Uvarint(r.b)
 	if k <= 0 {
 		r.fail()
 		return 0
@@ -184,6 +195,11 @@ func EncodeConfig(c *Config) []byte {
 		w.str(l.Upper)
 		w.str(l.Work)
 		w.bool(l.Scratch)
+		w.bool(l.Top != nil)
+		if l.Top != nil {
+			w.int64(int64(l.Top.Mode))
+			w.int(l.Top.GID)
+		}
 	}
 	w.strs(p.ReadOnly)
 	w.strs(p.Hide)
@@ -243,6 +259,9 @@ func DecodeConfig(b []byte) (*Config, error) {
 			l := &p.Layers[i]
 			l.Point, l.Upper, l.Work = r.str(), r.str(), r.str()
 			l.Scratch = r.bool()
+			if r.bool() {
+				l.Top = &Top{Mode: r.uint32(), GID: r.int()}
+			}
 		}
 	}
 	p.ReadOnly = r.strs()
@@ -285,6 +304,12 @@ func EncodeResult(res *Result) []byte {
 	w.strs(res.Failed)
 	w.strs(res.Unprotected)
 	w.strs(res.Limits)
+	w.int(len(res.Renames))
+	for _, r := range res.Renames {
+		w.str(r.From)
+		w.str(r.To)
+		w.uint(r.Ino)
+	}
 	return w.b
 }
 
@@ -301,6 +326,13 @@ func DecodeResult(b []byte) (*Result, error) {
 	res.Failed = r.strs()
 	res.Unprotected = r.strs()
 	res.Limits = r.strs()
+	if n := r.count(); n > 0 {
+		res.Renames = make([]Rename, n)
+		for i := range res.Renames {
+			m := &res.Renames[i]
+			m.From, m.To, m.Ino = r.str(), r.str(), r.uint()
+		}
+	}
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("decode sandbox result: %w", err)
 	}
