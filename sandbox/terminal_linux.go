@@ -368,7 +368,8 @@ func orphaned() bool {
 
 // finish ends the relay once the sandbox is gone: the script's terminal
 // output is written whole, nash stops reading keys, the person's settings
-// come back and the terminal is reset (terminalReset).
+// come back and the terminal is reset (terminalReset) if the script's
+// output could have changed it.
 func (t *terminal) finish() {
 	if t.master < 0 {
 		return
@@ -386,7 +387,8 @@ func (t *terminal) finish() {
 	unix.Close(t.master)
 	t.master = -1
 	t.unsetRaw()
-	if t.dumb {
+	if t.dumb || !t.track.ctl {
+		// Plain text (or nothing) changes no setting of the terminal.
 		if t.track.midLine {
 			_, _ = t.out.Write([]byte("\r\n"))
 		}
@@ -405,8 +407,12 @@ type outputTracker struct {
 	margins   bool   // a scroll region or origin mode was set
 	midLine   bool   // the cursor is not at the start of a line
 	savedMid  bool   // midLine when the alternate screen was entered
-	state     int    // of the escape sequence parser
-	params    []byte // of the control sequence being read
+	// ctl says the output held what can change a terminal's settings:
+	// an escape, a shift to another character set, or a C1 control
+	// (raw or UTF-8: any byte from 0x80 to 0x9f).
+	ctl    bool
+	state  int    // of the escape sequence parser
+	params []byte // of the control sequence being read
 }
 
 // Parser states.
@@ -421,6 +427,14 @@ const (
 
 // scan looks at the next bytes of output.
 func (o *outputTracker) scan(b []byte) {
+	if !o.ctl {
+		for _, c := range b {
+			if c == 0x1b || c == 0x0e || c >= 0x80 && c <= 0x9f {
+				o.ctl = true
+				break
+			}
+		}
+	}
 	if o.state == stGround && bytes.IndexByte(b, 0x1b) < 0 {
 		// No escape sequence, the usual case: only the last line counts.
 		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {

@@ -53,3 +53,28 @@ func TestOutputTracker(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputTrackerSeesControls: the reset follows output that can change
+// a terminal's settings, and only such output: plain text, UTF-8 letters
+// included, leaves the terminal as it was.
+func TestOutputTrackerSeesControls(t *testing.T) {
+	for _, tt := range []struct {
+		out string
+		ctl bool
+	}{
+		{"hello\n", false},
+		{"", false},
+		{"caf\u00e9 \u00fcber\n", false},
+		{"\x00", false},
+		{"\x1b[8m", true},
+		{"text\x0e", true},
+		{"csi \u009b2J", true},
+		{"raw \x9b2J", true},
+	} {
+		var o outputTracker
+		o.scan([]byte(tt.out))
+		if o.ctl != tt.ctl {
+			t.Errorf("%q: ctl %v, want %v", tt.out, o.ctl, tt.ctl)
+		}
+	}
+}

@@ -43,9 +43,11 @@ func TestJSONEscapesControlsAndBidi(t *testing.T) {
 	}
 	check("nash run --json", out, true)
 	var res struct {
-		Changes []struct{ Path string } `json:"changes"`
+		Run struct {
+			Changes []struct{ Path string } `json:"changes"`
+		} `json:"run"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Changes) != 1 || filepath.Base(res.Changes[0].Path) != hostileName {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Run.Changes) != 1 || filepath.Base(res.Run.Changes[0].Path) != hostileName {
 		t.Errorf("nash run --json does not read back to the name: %+v, %v", res, err)
 	}
 	out, _, _ = n.run("", "log", "--json")
