@@ -159,6 +159,9 @@ func (l layout) unfinishedPaths() (map[string]string, error) {
 		}
 		for _, o := range w.Ops {
 			out[o.Path] = id
+			if o.From != "" {
+				out[o.From] = id // a move holds where it came from too
+			}
 		}
 	}
 	return out, nil
