@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -80,12 +79,7 @@ func runExplain(ctx context.Context, opts explainOptions, args []string, io stdi
 		return fmt.Errorf("explain: %w", err)
 	}
 	if opts.json {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return fmt.Errorf("explain: encode report: %w", err)
-		}
-		b = append(effects.EscapeJSON(b), '\n')
-		if _, err := io.out.Write(b); err != nil {
+		if err := effects.WriteJSON(io.out, rep, true); err != nil {
 			return fmt.Errorf("explain: write report: %w", err)
 		}
 		return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -464,9 +463,7 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 		if hits == nil {
 			hits = []indexrpc.Hit{}
 		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(hits); err != nil {
+		if err := effects.WriteJSON(io.out, hits, true); err != nil {
 			return fmt.Errorf("find: %w", err)
 		}
 	case pretty:
