@@ -174,20 +174,18 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 // is none.
 func shellFind(g *options) shell.FindFunc {
 	return func(ctx context.Context, query string, w io.Writer) error {
-		if !indexExists() {
+		if !indexExists(g) {
 			if len(g.indexRoots) > 0 {
 				return fmt.Errorf("%w (your config names roots: nash index add %s)", shell.ErrNoIndex, quoteAll(g.indexRoots))
 			}
 			return shell.ErrNoIndex
 		}
-		err := forwardIndex(ctx, g, []string{"find", "-n", "10", "--snippets", "--", query}, stdio{in: strings.NewReader(""), out: w, err: w})
+		opts := findOptions{n: 10, snippets: true, index: indexOpts(g, "")}
+		err := runFind(ctx, opts, query, stdio{in: strings.NewReader(""), out: w, err: w})
 		var ee exitError
 		if errors.As(err, &ee) && ee.code == exitFailure {
 			fmt.Fprintln(w, "no matches")
 			return nil
-		}
-		if errors.As(err, &ee) {
-			return nil // nash find has said what went wrong
 		}
 		return err
 	}

@@ -56,7 +56,7 @@ func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"OPENAI_BASE_URL=" + m.srv.URL + "/v1", "OPENAI_API_KEY=sk-test", "NASH_MODEL=openai:test-model",
-		"EDITOR=vi",
+		"EDITOR=vi", "NASH_INDEX_IDLE=" + os.Getenv("NASH_INDEX_IDLE"),
 		// With go test -race, nash (this binary) reports races here.
 		"GORACE=log_path=" + filepath.Join(root, "race"),
 	}
