@@ -29,6 +29,7 @@ type Pending struct {
 	Started      time.Time          `json:"started"`
 	Network      []egress.Contact   `json:"network,omitempty"`
 	NetworkError string             `json:"network_error,omitempty"`
+	Kept         map[string][]byte  `json:"-"`
 }
 
 // Warning is something a script may not be able to change in the sandbox
