@@ -42,6 +42,9 @@ type job struct {
 	env     []string
 	history []planner.HistoryEntry
 	opts    flowOptions
+	// keep is the directory where a typed line's bash leaves the
+	// session's state (OpenSpec.Keep); "" for the rest.
+	keep string
 }
 
 // flowOptions are what the command line says about a pass.
@@ -209,6 +212,7 @@ type flowResult struct {
 	cs        *effects.ChangeSet // what the commit changed, for its summary
 	ran       bool               // a script ran: what is on PATH may have changed
 	saved     string             // the script that ran and was committed (or changed nothing)
+	kept      map[string][]byte  // what the last run left in job.keep
 }
 
 // outcome is a finished run waiting for commit or abort.
@@ -389,7 +393,7 @@ review:
 	var o *outcome
 	shown := false // the effect summary of o has been shown
 	for {
-		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected}
+		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected, Keep: j.keep}
 		var err error
 		o, err = f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
 			spec.Stdin, spec.Stdout, spec.Stderr = stdin, stdout, stderr
@@ -400,6 +404,7 @@ review:
 		}
 		r.ran = true
 		p := o.pending
+		r.kept = p.Kept
 		if p.Unsandboxed || j.opts.yes {
 			break
 		}

@@ -43,6 +43,8 @@ type (
 	flowDoneMsg struct {
 		res *flowResult
 		err error
+		// line is what a typed line left of the bash session.
+		line *lineResult
 	}
 )
 
@@ -156,11 +158,17 @@ func (m *model) startFlow(j job) tea.Cmd {
 	m.waitLabel = "working"
 	f := &replFace{ctx: m.ctx, msgs: msgs}
 	e, ctx := m.e, m.ctx
+	ls := m.sessionLine(&j)
 	m.flows.Add(1)
 	go func() {
 		defer m.flows.Done()
 		res, err := e.flow(ctx, f, j)
-		f.post(flowDoneMsg{res, err})
+		done := flowDoneMsg{res: res, err: err}
+		if ls != nil && res != nil {
+			lr := ls.read(res.kept)
+			done.line = &lr
+		}
+		f.post(done)
 	}()
 	return m.listen()
 }
@@ -293,6 +301,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	m.reply, m.cancel, m.pendingRun, m.art = nil, nil, nil, nil
 	res, err := msg.res, msg.err
 	var cmds []tea.Cmd
+	cmds = append(cmds, m.sessionDone(msg))
 	if res != nil {
 		for _, h := range res.history {
 			m.st.Record(h)
@@ -313,7 +322,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	default:
 		cmds = append([]tea.Cmd{m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))}, cmds...)
 	}
-	return m, tea.Sequence(cmds...)
+	return m, tea.Sequence(append(cmds, m.nextQueued())...)
 }
 
 // runExec runs the script as a tea.ExecCommand: bubbletea releases the
