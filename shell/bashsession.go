@@ -276,3 +276,31 @@ func completionFuncs(b []byte) map[string]bool {
 	}
 	return skip
 }
+
+// bgNote is what the shell says before running a line that starts a
+// background job: jobs end with their line, so the line waits for them.
+const bgNote = "background jobs end with this line: it waits for them before the prompt comes back (ctrl+c ends them)"
+
+// startsJob reports whether a line starts a job in the background (cmd &,
+// coproc) in the shell that runs it.
+func startsJob(text string) bool {
+	f, err := syntax.NewParser().Parse(strings.NewReader(text), "")
+	if err != nil {
+		return false
+	}
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if n.Background || n.Coprocess {
+				found = true
+			}
+		case *syntax.CoprocClause:
+			found = true
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.Subshell, *syntax.FuncDecl:
+			return false // their jobs end with them, or start later
+		}
+		return !found
+	})
+	return found
+}

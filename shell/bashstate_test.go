@@ -265,3 +265,24 @@ func FuzzParseDump(f *testing.F) {
 		}
 	})
 }
+
+func TestStartsJob(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"sleep 1 &", true},
+		{"npm run dev & echo started", true},
+		{"coproc cat", true},
+		{"a && b", false},
+		{"echo '&'", false},
+		{"x=$(sleep 1 &)", false},
+		{"(sleep 1 &)", false},
+		{"f() { sleep 1 & }", false},
+		{"not shell (", false},
+	} {
+		if got := startsJob(tc.line); got != tc.want {
+			t.Errorf("startsJob(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

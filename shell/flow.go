@@ -132,7 +132,7 @@ type (
 	evAborted      struct{ ran bool }               // aborted, before or after the run
 	evExit         struct{ code int }               // the script's exit status, when not 0
 	evUnsandboxed  struct{}                         // ran without a sandbox (--unprotected): nothing to show or undo
-	evNoChanges    struct{}                         // the run changed nothing
+	evNoChanges    struct{ typed bool }             // the run changed nothing; typed: a command as typed, which says nothing of it
 	evOutcome      struct{ o *outcome }             // the effect summary and what was not predicted
 	evNotCommitted struct{ err error }              // the commit was refused (locked paths); the person may pick others
 	evCommitted    struct {
@@ -550,7 +550,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		if !reachedNetwork(p) {
 			_ = o.sb.Abort(p.ID)
-			f.say(evNoChanges{})
+			f.say(evNoChanges{typed: !planned && j.title == ""})
 			return r, status()
 		}
 		// Nothing changed here, but the run reached the network: that

@@ -215,6 +215,9 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 		err := l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
 		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
 	}
+	if r.Kind == Command && l.st.bash != nil && startsJob(r.Text) {
+		fmt.Fprintf(l.errw, "nash: %s\n", bgNote)
+	}
 	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text})
 }
 
@@ -439,7 +442,9 @@ func (l *liner) say(ev event) {
 	case evUnsandboxed:
 		fmt.Fprintln(w, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
 	case evNoChanges:
-		fmt.Fprintln(w, "nash: no changes")
+		if !ev.typed {
+			fmt.Fprintln(w, "nash: no changes")
+		}
 	case evOutcome:
 		writeOutcome(w, l.sty, ev.o, 0, l.e.cfg.Home)
 	case evNotCommitted:

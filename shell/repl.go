@@ -208,11 +208,15 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
+	m.status = firstHint
 	if cfg.BashSession && hasBash() {
 		m.st.startBash()
 	}
 	return m, nil
 }
+
+// firstHint is shown under the first prompt until the first key.
+const firstHint = "type a command, or ask in English · ?… always asks, !… always runs · :help"
 
 // backgroundDelay is how long after start-up the shell starts its
 // background work: the first prompt is drawn by then.
@@ -337,13 +341,17 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "enter":
 		return m.submit()
 	case "ctrl+c":
-		if m.input.String() == "" {
+		var cmd tea.Cmd
+		if line := m.input.String(); line == "" {
 			m.status = "type exit or press ctrl+d to leave nash"
+		} else {
+			// As bash does, the line stays in the scrollback, marked.
+			cmd = m.println(m.promptView() + effects.Escape(line) + "^C")
 		}
 		m.input.reset()
 		m.histPos = m.hist.Len()
 		m.reroute()
-		return m, nil
+		return m, cmd
 	case "ctrl+d":
 		if m.input.String() == "" {
 			return m, tea.Quit
@@ -471,6 +479,9 @@ func (m *model) dispatch(line string) tea.Cmd {
 		m.waitLabel = ":" + firstLine(r.Text, 30)
 		cmds = append(cmds, m.builtinCmd(r.Text))
 	case Command:
+		if m.st.bash != nil && startsJob(r.Text) {
+			cmds = append(cmds, m.println(m.sty.dim.Render("nash: "+bgNote)))
+		}
 		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
 	case English:
 		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))

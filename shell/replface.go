@@ -278,7 +278,9 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 	case evUnsandboxed:
 		b.WriteString(m.sty.err.Render("ran WITHOUT a sandbox: no summary, nothing to undo"))
 	case evNoChanges:
-		b.WriteString(m.sty.dim.Render("no changes"))
+		if !ev.typed {
+			b.WriteString(m.sty.dim.Render("no changes"))
+		}
 	case evOutcome:
 		writeOutcome(&b, m.sty, ev.o, m.width, m.e.cfg.Home)
 	case evNotCommitted:
