@@ -25,7 +25,12 @@ type bashSession struct {
 	skip map[string]bool
 	// complete is the rc's complete -p, for Tab.
 	complete string
-	n        int // state files written
+	cache    dumpCache
+	// The state file last written, what it holds and when it was
+	// written: it is written again only when one of them changed.
+	n       int
+	written string
+	stamp   os.FileInfo
 }
 
 // hasBash reports whether the system has the bash the sandbox runs
@@ -45,40 +50,61 @@ type lineSession struct {
 	file string // the state file the line's bash reads (BASH_ENV)
 	out  string // the Keep directory it writes its state to
 	skip map[string]bool
+	// cache is the session's: lines are read one at a time.
+	cache *dumpCache
 	// bashEnv is the person's own BASH_ENV, put back by the prologue.
 	bashEnv *string
 }
 
-// line writes the state file for the next line and makes its out
-// directory empty.
+// line writes the state file for the next line, unless the one written
+// for the last line holds it and is as nash left it, and empties the out
+// directory.
 func (b *bashSession) line() (*lineSession, error) {
+	out := filepath.Join(b.dir, "out")
 	if b.dir == "" {
 		d, err := os.MkdirTemp("", "nash-session-")
 		if err != nil {
 			return nil, fmt.Errorf("shell session: %w", err)
 		}
-		b.dir = d
+		b.dir, out = d, filepath.Join(d, "out")
+		if err := os.Mkdir(out, 0o700); err != nil {
+			return nil, fmt.Errorf("shell session: %w", err)
+		}
 	}
-	out := filepath.Join(b.dir, "out")
-	if err := os.RemoveAll(out); err != nil {
+	entries, err := os.ReadDir(out)
+	if err != nil {
 		return nil, fmt.Errorf("shell session: %w", err)
 	}
-	if err := os.Mkdir(out, 0o700); err != nil {
-		return nil, fmt.Errorf("shell session: %w", err)
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
+			return nil, fmt.Errorf("shell session: %w", err)
+		}
 	}
-	// A new file for each line: what ran before cannot have changed it.
-	prev := filepath.Join(b.dir, "state-"+strconv.Itoa(b.n)+".sh")
-	b.n++
+	text := b.st.script()
 	file := filepath.Join(b.dir, "state-"+strconv.Itoa(b.n)+".sh")
-	if err := os.WriteFile(file, []byte(b.st.script()), 0o600); err != nil {
-		return nil, fmt.Errorf("shell session: %w", err)
+	if fi, err := os.Lstat(file); b.stamp == nil || text != b.written || err != nil || !sameFile(fi, b.stamp) {
+		_ = os.Remove(file)
+		b.n++
+		file = filepath.Join(b.dir, "state-"+strconv.Itoa(b.n)+".sh")
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			return nil, fmt.Errorf("shell session: %w", err)
+		}
+		if b.stamp, err = os.Lstat(file); err != nil {
+			return nil, fmt.Errorf("shell session: %w", err)
+		}
+		b.written = text
 	}
-	_ = os.Remove(prev)
-	l := &lineSession{file: file, out: out, skip: b.skip}
+	l := &lineSession{file: file, out: out, skip: b.skip, cache: &b.cache}
 	if b.st != nil {
 		l.bashEnv = b.st.bashEnv
 	}
 	return l, nil
+}
+
+// sameFile reports whether a file is the one written (same inode, size
+// and times).
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // close removes nash's directory.
@@ -122,7 +148,7 @@ func (l *lineSession) read(kept map[string][]byte) lineResult {
 	if !ok {
 		return lineResult{err: ErrNoState}
 	}
-	st, notes, err := parseDump(b, l.skip)
+	st, notes, err := parseDump(b, l.skip, l.cache)
 	if err != nil {
 		return lineResult{err: err}
 	}
@@ -261,7 +287,9 @@ func (e *engine) loadRC(ctx context.Context, dir string, env []string, l *lineSe
 }
 
 // completionFuncs names the functions that declare -F (with extdebug)
-// says were defined by a completion script.
+// says were defined by a completion script, or by git's prompt script,
+// which bash-completion reads: Tab and a prompt use them, and nash has its
+// own bash for Tab and no bash prompt.
 func completionFuncs(b []byte) map[string]bool {
 	skip := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
@@ -270,7 +298,7 @@ func completionFuncs(b []byte) map[string]bool {
 			continue
 		}
 		src := f[2]
-		if strings.Contains(src, "bash-completion") || strings.Contains(src, "bash_completion") {
+		if strings.Contains(src, "bash-completion") || strings.Contains(src, "bash_completion") || strings.HasSuffix(src, "/git-sh-prompt") {
 			skip[f[0]] = true
 		}
 	}
@@ -279,7 +307,7 @@ func completionFuncs(b []byte) map[string]bool {
 
 // bgNote is what the shell says before running a line that starts a
 // background job: jobs end with their line, so the line waits for them.
-const bgNote = "background jobs end with this line: it waits for them before the prompt comes back (ctrl+c ends them)"
+const bgNote = "background jobs end with their line: it waits for them (ctrl+c ends them)"
 
 // startsJob reports whether a line starts a job in the background (cmd &,
 // coproc) in the shell that runs it.

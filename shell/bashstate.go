@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -73,8 +74,12 @@ builtin trap '{ __nash_save; } 2>/dev/null' EXIT
 
 // rcScript reads the person's ~/.bashrc once, in the sandbox, as an
 // interactive bash does (with /etc/bash.bashrc before it), and leaves the
-// state it makes; $__NASH_PROLOGUE is a file holding sessionPrologue.
-const rcScript = `exec "${BASH:-bash}" -i +m -c '. "$1" || exit; __nash_rc' bash "$__NASH_PROLOGUE"`
+// state it makes; $__NASH_PROLOGUE is a file holding sessionPrologue. The
+// interactive bash runs in a session of its own, with no terminal: it
+// would otherwise take the terminal's foreground from nash.
+const rcScript = `rc=("${BASH:-bash}" -i +m -c '. "$1" || exit; __nash_rc' bash "$__NASH_PROLOGUE")
+if command -v setsid >/dev/null; then exec setsid -w "${rc[@]}"; fi
+exec "${rc[@]}" </dev/null`
 
 // The files the line's bash leaves in the Keep directory.
 const (
@@ -154,7 +159,7 @@ var flagOptions = map[byte]string{'e': "errexit", 'u': "nounset", 'x': "xtrace",
 // parseDump reads what __nash_save wrote. skip names functions not to keep
 // (completion functions read with the rc). The notes say what could not be
 // kept, for the person.
-func parseDump(b []byte, skip map[string]bool) (*bashState, []string, error) {
+func parseDump(b []byte, skip map[string]bool, c *dumpCache) (*bashState, []string, error) {
 	sec := map[string]string{}
 	for len(b) > 0 {
 		name, rest, ok := bytes.Cut(b, []byte{0})
@@ -186,12 +191,12 @@ func parseDump(b []byte, skip map[string]bool) (*bashState, []string, error) {
 	if u := strings.TrimSpace(sec["umask"]); len(u) >= 3 && len(u) <= 4 && strings.Trim(u, "01234567") == "" {
 		st.umask = u
 	}
-	if err := st.parseVars(sec["vars"], &notes); err != nil {
+	if err := st.parseVars(sec["vars"], &notes, c); err != nil {
 		return nil, nil, err
 	}
 	st.parseDirs(sec["dirs"])
-	st.parseFuncs(sec["funcs"], skip, &notes)
-	st.parseAliases(sec["aliases"])
+	c.readFuncs(st, sec["funcs"], skip, &notes)
+	c.readAliases(st, sec["aliases"])
 	for _, l := range strings.Split(sec["shopt"], "\n") {
 		f := strings.Fields(l)
 		if len(f) == 3 && f[0] == "shopt" && (f[1] == "-s" || f[1] == "-u") && isOptName(f[2]) &&
@@ -246,49 +251,144 @@ func isOptName(s string) bool {
 
 // parseVars keeps the declare statements of the variables that are the
 // person's, and reads the exported ones and the directory stack.
-func (st *bashState) parseVars(src string, notes *[]string) error {
-	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+func (st *bashState) parseVars(src string, notes *[]string, c *dumpCache) error {
+	decls, err := c.varDecls(src)
 	if err != nil {
-		return fmt.Errorf("read the shell's variables: %w", err)
+		return err
 	}
-	for _, s := range f.Stmts {
-		d, ok := s.Cmd.(*syntax.DeclClause)
-		if !ok || d.Variant.Value != "declare" || s.Negated || s.Background || s.Coprocess || len(s.Redirs) > 0 {
-			continue
-		}
-		flags, as, ok := declParts(d)
-		if !ok {
-			continue
-		}
-		name := as.Name.Value
-		text := src[s.Pos().Offset():s.End().Offset()]
-		switch {
+	for _, d := range decls {
+		switch name := d.name; {
 		case name == "OLDPWD":
-			if as.Value != nil {
-				st.oldpwd, _ = literal(as.Value)
+			if d.value != nil {
+				st.oldpwd = *d.value
 			}
-			continue
 		case name == "BASH_ENV":
-			if as.Value != nil && strings.Contains(flags, "x") {
-				if v, err := literal(as.Value); err == nil {
-					st.bashEnv = &v
-				}
+			if d.value != nil && strings.Contains(d.flags, "x") {
+				st.bashEnv = d.value
 			}
-			continue
 		case specialVars[name] || isNashName(name) || strings.HasPrefix(name, "COMP_"):
-			continue
-		case len(text) > maxVarBytes:
-			*notes = append(*notes, fmt.Sprintf("$%s is too big to keep for the next line (%s); it is gone", name, humanBytes(len(text))))
-			continue
-		}
-		if strings.Contains(flags, "x") && as.Value != nil && !strings.ContainsAny(flags, "aA") {
-			if v, err := literal(as.Value); err == nil {
-				st.env[name] = v
+		case len(d.text) > maxVarBytes:
+			*notes = append(*notes, fmt.Sprintf("$%s is too big to keep for the next line (%s); it is gone", name, humanBytes(len(d.text))))
+		default:
+			if strings.Contains(d.flags, "x") && d.value != nil && !strings.ContainsAny(d.flags, "aA") {
+				st.env[name] = *d.value
 			}
+			st.vars = append(st.vars, d.text)
 		}
-		st.vars = append(st.vars, text)
 	}
 	return nil
+}
+
+// varDecl is one declare statement of declare -p's output that isData
+// accepted.
+type varDecl struct {
+	name, flags, text string
+	value             *string // a scalar's value
+}
+
+// dumpCache remembers what parseDump read of the last lines' states:
+// from one line to the next, most of a session's state does not change,
+// and most of the time of reading it would go to parsing it again.
+type dumpCache struct {
+	mu         sync.Mutex
+	vars       map[string]*varDecl // by statement text; nil: not a declaration
+	funcsSrc   string
+	funcs      *bashState // funcs, funcNames, xfuncs
+	funcsNotes []string
+	skip       map[string]bool // the skip the funcs were read with
+	aliasesSrc string
+	aliases    *bashState // aliases, aliasNames
+}
+
+// maxCachedDecls bounds the cache of declare statements.
+const maxCachedDecls = 4096
+
+// varDecls reads declare -p's output: each statement on its own when it
+// splits at line starts (the usual case, and the cache's), else the
+// whole of it at once.
+func (c *dumpCache) varDecls(src string) ([]*varDecl, error) {
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.vars == nil || len(c.vars) > maxCachedDecls {
+			c.vars = map[string]*varDecl{}
+		}
+	}
+	var out []*varDecl
+	for _, piece := range splitDecls(src) {
+		if c != nil {
+			if d, ok := c.vars[piece]; ok {
+				if d != nil {
+					out = append(out, d)
+				}
+				continue
+			}
+		}
+		f, err := syntax.NewParser().Parse(strings.NewReader(piece), "")
+		if err != nil || len(f.Stmts) != 1 {
+			// A value holds a line that starts like a statement.
+			return parseDecls(src)
+		}
+		d := declOf(f.Stmts[0], piece)
+		if c != nil {
+			c.vars[piece] = d
+		}
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// splitDecls cuts declare -p's output before each line that starts a
+// declare statement.
+func splitDecls(src string) []string {
+	var out []string
+	for src != "" {
+		i := strings.Index(src, "\ndeclare -")
+		if i < 0 {
+			out = append(out, strings.TrimSuffix(src, "\n"))
+			break
+		}
+		out = append(out, src[:i])
+		src = src[i+1:]
+	}
+	return out
+}
+
+// parseDecls reads declare -p's output as a whole.
+func parseDecls(src string) ([]*varDecl, error) {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, fmt.Errorf("read the shell's variables: %w", err)
+	}
+	var out []*varDecl
+	for _, s := range f.Stmts {
+		if d := declOf(s, src[s.Pos().Offset():s.End().Offset()]); d != nil {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// declOf is the declaration s (whose source is text), or nil when it is
+// not one declare statement with a literal value.
+func declOf(s *syntax.Stmt, text string) *varDecl {
+	d, ok := s.Cmd.(*syntax.DeclClause)
+	if !ok || d.Variant.Value != "declare" || s.Negated || s.Background || s.Coprocess || len(s.Redirs) > 0 {
+		return nil
+	}
+	flags, as, ok := declParts(d)
+	if !ok {
+		return nil
+	}
+	v := &varDecl{name: as.Name.Value, flags: flags, text: text}
+	if as.Value != nil {
+		if lit, err := literal(as.Value); err == nil {
+			v.value = &lit
+		}
+	}
+	return v
 }
 
 // parseDirs reads the directory stack (declare -p DIRSTACK: declare -p
@@ -366,6 +466,54 @@ func isData(as *syntax.Assign) bool {
 // literal is the value of a word that isData accepted.
 func literal(w *syntax.Word) (string, error) {
 	return expand.Literal(&expand.Config{}, w)
+}
+
+// readFuncs reads the functions of a state into st, from the cache when
+// they are those of the last state read.
+func (c *dumpCache) readFuncs(st *bashState, src string, skip map[string]bool, notes *[]string) {
+	if c == nil {
+		st.parseFuncs(src, skip, notes)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.funcs == nil || c.funcsSrc != src || !sameSet(c.skip, skip) {
+		f := &bashState{funcNames: map[string]bool{}}
+		var n []string
+		f.parseFuncs(src, skip, &n)
+		c.funcsSrc, c.funcs, c.funcsNotes, c.skip = src, f, n, skip
+	}
+	st.funcs, st.xfuncs, st.funcNames = c.funcs.funcs, c.funcs.xfuncs, c.funcs.funcNames
+	*notes = append(*notes, c.funcsNotes...)
+}
+
+// readAliases reads the aliases of a state into st, from the cache when
+// they are those of the last state read.
+func (c *dumpCache) readAliases(st *bashState, src string) {
+	if c == nil {
+		st.parseAliases(src)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aliases == nil || c.aliasesSrc != src {
+		a := &bashState{aliasNames: map[string]bool{}}
+		a.parseAliases(src)
+		c.aliasesSrc, c.aliases = src, a
+	}
+	st.aliases, st.aliasNames = c.aliases.aliases, c.aliases.aliasNames
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // parseFuncs keeps the function definitions but nash's own and those in

@@ -16,9 +16,10 @@ import (
 // sandbox runs them (bash -c LINE, BASH_ENV, the Keep directory read
 // afterwards), so that the session's state is tested against bash itself.
 type hostSession struct {
-	t   testing.TB
-	st  *State
-	dir string
+	t        testing.TB
+	st       *State
+	dir      string
+	lastDump []byte
 }
 
 func newHostSession(t testing.TB) *hostSession {
@@ -62,9 +63,27 @@ func (h *hostSession) line(text string) (stdout, stderr string, r lineResult) {
 			kept[e.Name()] = b
 		}
 	}
+	h.lastDump = kept[stateFile]
 	r = ls.read(kept)
 	h.st.applyLine(r, true, exit)
 	return out.String(), errb.String(), r
+}
+
+// plainLine runs a line the way line does, with the session's
+// environment but none of its state.
+func (h *hostSession) plainLine(text string) (stdout, stderr string) {
+	h.t.Helper()
+	cmd := exec.Command("bash", "-c", text, "bash")
+	cmd.Env, cmd.Dir = h.st.Environ(), h.st.Dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			h.t.Fatalf("run %q: %v", text, err)
+		}
+	}
+	return out.String(), errb.String()
 }
 
 // TestBashSessionAcrossLines: what a bash session keeps from line to line
@@ -187,7 +206,7 @@ func TestParseDumpRefusesCode(t *testing.T) {
 		"declare -- A=\"ok\"\ntouch pwned\ndeclare -- B=$(touch pwned)\ndeclare -- C=\"$(touch pwned)\"\ndeclare -- D=${X}\ndeclare -a E=([0]=\"$(touch pwned)\")\ndeclare -- F=\"x\" G=\"y\"\ndeclare -- H=\"z\" > /tmp/out\n",
 		"f () \n{ \n    echo f\n}\ng () \n{ \n    echo g\n}\ntouch pwned\nh () \n{ \n    echo h\n}\ndeclare -fx h\n",
 		"alias a='ok'\nalias b=$(touch pwned)\nalias c='x' d='y'\n")
-	st, _, err := parseDump(b, nil)
+	st, _, err := parseDump(b, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +256,7 @@ func FuzzParseDump(f *testing.F) {
 	f.Add([]byte("status\x000\x00pwd\x00/\x00flags\x00hB\x00umask\x000022\n\x00vars\x00declare -- A=\"1\"\n\x00funcs\x00f () \n{ \n    :\n}\ndeclare -fx f\n\x00aliases\x00alias a='b'\n\x00shopt\x00shopt -s extglob\n\x00set\x00set -o posix\n\x00dirs\x00declare -a DIRSTACK=([0]=\"/\" [1]=\"/tmp\")\n\x00"))
 	f.Add([]byte("status\x00300\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, _, err := parseDump(b, nil)
+		st, _, err := parseDump(b, nil, nil)
 		if err != nil {
 			return
 		}
