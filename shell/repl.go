@@ -208,14 +208,15 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
-	m.status = firstHint
 	if cfg.BashSession && hasBash() {
 		m.st.startBash()
 	}
 	return m, nil
 }
 
-// firstHint is shown under the first prompt until the first key.
+// firstHint is printed above the first prompt. (Shown under it, it would
+// leave a copy of the prompt above it once gone: bubbletea's inline
+// renderer keeps the lines a view loses in the scrollback.)
 const firstHint = "type a command, or ask in English · ?… always asks, !… always runs · :help"
 
 // backgroundDelay is how long after start-up the shell starts its
@@ -229,6 +230,10 @@ type startBackgroundMsg struct{}
 // background work (the index watcher) starts a moment after it.
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.sessionInit()}
+	if m.hist.Len() == 0 {
+		// Someone new: how to start, once, until their first line.
+		cmds = append(cmds, m.println(m.sty.dim.Render(firstHint)))
+	}
 	if m.e.cfg.Background != nil {
 		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} }))
 	}
