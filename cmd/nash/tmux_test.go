@@ -34,6 +34,13 @@ type tmuxNash struct {
 // variables.
 func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 	t.Helper()
+	return startNashIn(t, answers, nil, env...)
+}
+
+// startNashIn is startNash with files written first, by path relative to
+// the test's root ("home/.bashrc", "work/lib.sh").
+func startNashIn(t *testing.T, answers string, files map[string]string, env ...string) *tmuxNash {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is needed for the terminal tests (apt-get install tmux): %v", err)
 	}
@@ -48,6 +55,15 @@ func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 	}
 	if err := os.WriteFile(filepath.Join(root, "answers"), []byte(answers), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	m := newFakeModel(root)
 	t.Cleanup(m.srv.Close)
