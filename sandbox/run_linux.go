@@ -61,6 +61,8 @@ type Pending struct {
 	// NetworkError says why the run's network attempts could not be
 	// caught (it then had its loopback only, and nothing was recorded).
 	NetworkError string `json:"network_error,omitempty"`
+	// Kept holds the files the run left in the Keep directory, by name.
+	Kept map[string][]byte `json:"-"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -231,7 +233,13 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	var writesCh chan []string
 	if m != nil {
 		writesCh = make(chan []string, 1)
-		go func() { writesCh <- expectedWrites(script, s.dir, s.env) }()
+		go func() {
+			w := expectedWrites(script, s.dir, s.env)
+			if s.keep != "" {
+				w = append(w, s.keep)
+			}
+			writesCh <- w
+		}()
 	}
 	abandon := func() {
 		if sp := <-spawnCh; sp.err == nil {
@@ -318,6 +326,10 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	if m != nil {
 		openUppers(plan.Layers, planted)
 	}
+	var kept map[string][]byte
+	if s.keep != "" {
+		kept = takeKept(plan.Layers, s.keep)
+	}
 	cs, ops, err := scanLayers(plan.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
@@ -351,7 +363,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	s.light[id] = lr
 	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started, Unlimited: res.Limits, Network: contacts,
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Unlimited: res.Limits, Network: contacts, Kept: kept,
 	}
 	if netErr != nil {
 		p.NetworkError = netErr.Error()
@@ -828,6 +840,9 @@ func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, 
 		}
 	case err != nil:
 		return nil, fmt.Errorf("run script: %w", err)
+	}
+	if s.keep != "" {
+		p.Kept = takeKeptLive(s.keep)
 	}
 	return p, nil
 }

@@ -32,6 +32,7 @@ type Pending struct {
 	NetworkError string             `json:"network_error,omitempty"`
 	ScratchFull  int64              `json:"scratch_full,omitempty"`
 	Unlimited    []string           `json:"unlimited,omitempty"`
+	Kept         map[string][]byte  `json:"-"`
 }
 
 // Warning is something a script may not be able to change in the sandbox

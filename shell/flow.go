@@ -42,6 +42,9 @@ type job struct {
 	env     []string
 	history []planner.HistoryEntry
 	opts    flowOptions
+	// keep is the directory where a typed line's bash leaves the
+	// session's state (OpenSpec.Keep); "" for the rest.
+	keep string
 }
 
 // flowOptions are what the command line says about a pass.
@@ -134,7 +137,7 @@ type (
 	evAborted      struct{ ran bool }               // aborted, before or after the run
 	evExit         struct{ code int }               // the script's exit status, when not 0
 	evUnsandboxed  struct{}                         // ran without a sandbox (--unprotected): nothing to show or undo
-	evNoChanges    struct{}                         // the run changed nothing
+	evNoChanges    struct{ typed bool }             // the run changed nothing; typed: a command as typed, which says nothing of it
 	evOutcome      struct{ o *outcome }             // the effect summary and what was not predicted
 	evNotCommitted struct{ err error }              // the commit was refused (locked paths); the person may pick others
 	evCommitted    struct {
@@ -219,6 +222,7 @@ type flowResult struct {
 	cs        *effects.ChangeSet // what the commit changed, for its summary
 	ran       bool               // a script ran: what is on PATH may have changed
 	saved     string             // the script that ran and was committed (or changed nothing)
+	kept      map[string][]byte  // what the last run left in job.keep
 }
 
 // outcome is a finished run waiting for commit or abort.
@@ -408,7 +412,7 @@ review:
 	var o *outcome
 	shown := false // the effect summary of o has been shown
 	for {
-		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected}
+		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected, Keep: j.keep}
 		var err error
 		o, err = f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
 			spec.Stdin, spec.Stdout, spec.Stderr = stdin, stdout, stderr
@@ -419,6 +423,7 @@ review:
 		}
 		r.ran = true
 		p := o.pending
+		r.kept = p.Kept
 		if p.Unsandboxed || j.opts.yes {
 			break
 		}
@@ -568,7 +573,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		if !reachedNetwork(p) {
 			_ = o.sb.Abort(p.ID)
-			f.say(evNoChanges{})
+			f.say(evNoChanges{typed: !planned && j.title == ""})
 			return r, status()
 		}
 		// Nothing changed here, but the run reached the network: that

@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	// and a run not yet committed is aborted, so nothing reaches the disk.
 	cancel()
 	m.flows.Wait()
+	m.st.Close()
 	if fm, ok := final.(*model); ok && fm.stopBackground != nil {
 		fm.stopBackground()
 	}
@@ -172,6 +173,8 @@ type model struct {
 	netQ       netQuestion        // the destinations offered at stNet
 	cancel     context.CancelFunc // cancels the model's work under way
 	waitLabel  string
+	// The bash session's part of the REPL (replsession.go).
+	replSession
 	// exec and execProcess hand the terminal to a script or the editor
 	// (tea.Exec, tea.ExecProcess); tests run them in place.
 	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
@@ -210,8 +213,16 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
+	if cfg.BashSession && hasBash() {
+		m.st.startBash()
+	}
 	return m, nil
 }
+
+// firstHint is printed above the first prompt. (Shown under it, it would
+// leave a copy of the prompt above it once gone: bubbletea's inline
+// renderer keeps the lines a view loses in the scrollback.)
+const firstHint = "type a command, or ask in English · ?… always asks, !… always runs · :help"
 
 // backgroundDelay is how long after start-up the shell starts its
 // background work: the first prompt is drawn by then.
@@ -223,10 +234,15 @@ type startBackgroundMsg struct{}
 // Init makes no network call and scans nothing before the first prompt:
 // background work (the index watcher) starts a moment after it.
 func (m *model) Init() tea.Cmd {
-	if m.e.cfg.Background == nil {
-		return nil
+	cmds := []tea.Cmd{m.sessionInit()}
+	if m.hist.Len() == 0 {
+		// Someone new: how to start, once, until their first line.
+		cmds = append(cmds, m.println(m.sty.dim.Render(firstHint)))
 	}
-	return tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} })
+	if m.e.cfg.Background != nil {
+		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} }))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -280,12 +296,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtinMsg:
 		m.state = stInput
 		m.st.Forget()
-		return m, m.println(strings.TrimRight(msg.text, "\n"))
+		return m, tea.Sequence(m.println(strings.TrimRight(msg.text, "\n")), m.nextQueued())
 	case printMsg:
 		return m, m.println(strings.TrimRight(msg.text, "\n"))
 	case historyErrM:
 		m.log.Warn("history", "err", msg.err)
 		return m, nil
+	case rcStartMsg:
+		return m, m.startRC()
+	case rcDoneMsg:
+		return m.rcDone(msg)
 	}
 	return m, nil
 }
@@ -331,13 +351,17 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "enter":
 		return m.submit()
 	case "ctrl+c":
-		if m.input.String() == "" {
+		var cmd tea.Cmd
+		if line := m.input.String(); line == "" {
 			m.status = "type exit or press ctrl+d to leave nash"
+		} else {
+			// As bash does, the line stays in the scrollback, marked.
+			cmd = m.println(m.promptView() + effects.Escape(line) + "^C")
 		}
 		m.input.reset()
 		m.histPos = m.hist.Len()
 		m.reroute()
-		return m, nil
+		return m, cmd
 	case "ctrl+d":
 		if m.input.String() == "" {
 			return m, tea.Quit
@@ -381,7 +405,7 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 // reroute recomputes the route indicator for the line being typed.
-func (m *model) reroute() { m.route = RouteLine(m.input.String(), m.st.IsCommand) }
+func (m *model) reroute() { m.route = m.st.Route(m.input.String()) }
 
 func (m *model) searchKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
@@ -426,8 +450,22 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 		cmds = append(cmds, saveHistory(m.hist, line))
 	}
 	m.histPos = m.hist.Len()
-	r := RouteLine(line, m.st.IsCommand)
 	m.route = Route{}
+	if m.rcLoading && strings.TrimSpace(line) != "" {
+		// The line may use what ~/.bashrc defines: it waits for it.
+		m.queued = append(m.queued, line)
+		m.state = stWaiting
+		m.waitLabel = "reading ~/.bashrc"
+		m.cancel = m.rcCancel
+		return m, tea.Sequence(cmds...)
+	}
+	return m, tea.Sequence(append(cmds, m.dispatch(line))...)
+}
+
+// dispatch sends a submitted line where it goes.
+func (m *model) dispatch(line string) tea.Cmd {
+	var cmds []tea.Cmd
+	r := m.st.Route(line)
 	switch r.Kind {
 	case Empty:
 	case Session:
@@ -435,21 +473,30 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 		switch {
 		case errors.Is(err, ErrExit):
 			cmds = append(cmds, tea.Quit)
+		case err != nil && m.st.bash != nil:
+			// bash's own cd (CDPATH, cdable_vars) and its own words.
+			cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
 		case err != nil:
 			cmds = append(cmds, m.println(m.sty.err.Render("nash: ")+effects.EscapeText(err.Error())))
 		case out != "":
+			m.st.setStatus(0)
 			cmds = append(cmds, m.println(out))
+		default:
+			m.st.setStatus(0)
 		}
 	case Builtin:
 		m.state = stWaiting
 		m.waitLabel = ":" + firstLine(r.Text, 30)
 		cmds = append(cmds, m.builtinCmd(r.Text))
 	case Command:
+		if m.st.bash != nil && startsJob(r.Text) {
+			cmds = append(cmds, m.println(m.sty.dim.Render("nash: "+bgNote)))
+		}
 		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
 	case English:
 		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))
 	}
-	return m, tea.Sequence(cmds...)
+	return tea.Sequence(cmds...)
 }
 
 func (m *model) builtinCmd(text string) tea.Cmd {

@@ -302,8 +302,13 @@ func TestCtrlCCancelsPlanning(t *testing.T) {
 func TestCtrlCAtPromptClearsNotQuits(t *testing.T) {
 	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
 	typeText(m, "half a line")
-	if cmd := key(m, "ctrl+c"); cmd != nil {
-		t.Errorf("ctrl+c returned a command")
+	// The line stays in the scrollback, marked ^C, as bash leaves it.
+	msgs := runCmd(t, key(m, "ctrl+c"))
+	if len(msgs) != 1 {
+		t.Fatalf("ctrl+c gave %v, want one printed line", msgs)
+	}
+	if p, ok := msgs[0].(printedMsg); !ok || !strings.HasSuffix(string(p), "half a line^C") {
+		t.Errorf("ctrl+c printed %v, want the line and ^C", msgs)
 	}
 	if m.input.String() != "" {
 		t.Errorf("line %q not cleared", m.input.String())

@@ -44,6 +44,8 @@ type (
 	flowDoneMsg struct {
 		res *flowResult
 		err error
+		// line is what a typed line left of the bash session.
+		line *lineResult
 	}
 )
 
@@ -157,11 +159,17 @@ func (m *model) startFlow(j job) tea.Cmd {
 	m.waitLabel = "working"
 	f := &replFace{ctx: m.ctx, msgs: msgs}
 	e, ctx := m.e, m.ctx
+	ls := m.sessionLine(&j)
 	m.flows.Add(1)
 	go func() {
 		defer m.flows.Done()
 		res, err := e.flow(ctx, f, j)
-		f.post(flowDoneMsg{res, err})
+		done := flowDoneMsg{res: res, err: err}
+		if ls != nil && res != nil {
+			lr := ls.read(res.kept)
+			done.line = &lr
+		}
+		f.post(done)
 	}()
 	return m.listen()
 }
@@ -275,7 +283,9 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 	case evUnsandboxed:
 		b.WriteString(m.sty.err.Render("ran WITHOUT a sandbox: no summary, nothing to undo"))
 	case evNoChanges:
-		b.WriteString(m.sty.dim.Render("no changes"))
+		if !ev.typed {
+			b.WriteString(m.sty.dim.Render("no changes"))
+		}
 	case evOutcome:
 		writeOutcome(&b, m.sty, ev.o, m.width, m.e.cfg.Home)
 	case evNotCommitted:
@@ -300,6 +310,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	m.reply, m.cancel, m.pendingRun, m.art = nil, nil, nil, nil
 	res, err := msg.res, msg.err
 	var cmds []tea.Cmd
+	cmds = append(cmds, m.sessionDone(msg))
 	if res != nil {
 		for _, h := range res.history {
 			m.st.Record(h)
@@ -320,7 +331,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	default:
 		cmds = append([]tea.Cmd{m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))}, cmds...)
 	}
-	return m, tea.Sequence(cmds...)
+	return m, tea.Sequence(append(cmds, m.nextQueued())...)
 }
 
 // runExec runs the script as a tea.ExecCommand: bubbletea releases the

@@ -49,6 +49,9 @@ type OpenSpec struct {
 	// Unprotected lets the run go ahead where the sandbox cannot hold
 	// changes back (they happen live, and the run says which).
 	Unprotected bool
+	// Keep is a directory whose content the run leaves for nash (the
+	// shell's bash state), never a change: sandbox.Keep.
+	Keep string
 }
 
 // OpenFunc opens a sandbox. The shell opens one per run (the directory and
@@ -93,6 +96,14 @@ type Config struct {
 	// never delays that prompt, and stops it on exit; an error goes to
 	// the shell's log (nash.log in the state dir).
 	Background func(ctx context.Context) (stop func(), err error)
+	// BashSession carries one bash session from typed line to typed line
+	// (variables, $?, functions, aliases, options, umask, the directory
+	// stack), where the system has bash; Open must honour OpenSpec.Keep.
+	BashSession bool
+	// ReadBashrc has the interactive shell read ~/.bashrc once at start
+	// (as an interactive bash does, in the sandbox, its writes
+	// discarded), for the session's aliases, functions and PATH.
+	ReadBashrc bool
 }
 
 // SummarizeFunc summarizes what committed transaction txID changed.
