@@ -144,6 +144,14 @@ type CommitOptions struct {
 	Paths []string
 	// Prompt is the request that produced the script, kept in the log.
 	Prompt string
+	// Bookkeeping says the changes are only tools' own files (Tools
+	// lists them all): the transaction takes a minor id, so the ids a
+	// person sees stay consecutive, and an undo without an id passes over
+	// it.
+	Bookkeeping bool
+	// Tools lists the changed paths that are tools' own files, recorded
+	// with the transaction so that show lists them apart.
+	Tools []string
 }
 
 // Commit applies a pending run to the live files. Every displaced object
@@ -166,8 +174,11 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	if r, ok := s.light[id]; ok && r.rec != nil && rec.State == runRunning {
 		rec = *r.rec // a run without changes, whose pending record was not written
 	}
-	if rec.State != runPending {
+	if rec.State != runPending && rec.State != runKept {
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
+	}
+	if opt.Prompt == "" {
+		opt.Prompt = rec.Prompt // a kept run's request
 	}
 	s.waitTorndown(id)
 	cs, ops, err := scanLayers(rec.Layers, rec.Renames, rec.Planted)
@@ -200,7 +211,8 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	if len(conflicts) > 0 {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
-	w := &wal{Tx: id, Kind: "commit", Run: id}
+	txID := l.nextID(opt.Bookkeeping)
+	w := &wal{Tx: txID, Kind: "commit", Run: id}
 	for _, o := range ops {
 		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: -1})
 	}
@@ -209,11 +221,11 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, err
 	}
 	tx := &Tx{
-		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
+		ID: txID, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
 		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
-		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
+		UndoBytes: duSize(filepath.Join(l.layerDir(txID), "objects")), Bookkeeping: opt.Bookkeeping, Tools: committedTools(opt.Tools, cs),
 	}
-	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
+	if err := writeGob(filepath.Join(l.layerDir(txID), changesFile), cs); err != nil {
 		return nil, s.failAfterApply(w, fmt.Errorf("record changes: %w", err))
 	}
 	if err := s.stand(w, tx, nil); err != nil {
@@ -248,6 +260,7 @@ func (s *Sandbox) stand(w *wal, tx *Tx, then func() error) error {
 	if err := l.writeTx(tx); err != nil {
 		return s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
 	}
+	l.noteID(tx.ID)
 	if then != nil {
 		if err := then(); err != nil {
 			return err
@@ -665,14 +678,8 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		return nil, err
 	}
 	if id == "" {
-		for i := len(txs) - 1; i >= 0; i-- {
-			if txs[i].State == StateCommitted || txs[i].State == StatePartlyUndone {
-				id = txs[i].ID
-				break
-			}
-		}
-		if id == "" {
-			return nil, errors.New("nothing to undo")
+		if id = lastUndoable(txs); id == "" {
+			return nil, ErrNothingToUndo
 		}
 	}
 	k, err := l.readTx(id)
@@ -710,15 +717,12 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 	}
 	sel = withMoved(records, k.UndoneOps, sel)
 	if len(sel) == 0 {
-		return nil, fmt.Errorf("transaction %s has nothing left to undo there", id)
+		return nil, &NothingThereError{ID: id, Paths: opt.Paths}
 	}
 	if conflicts := s.undoConflicts(txs, k, sel); len(conflicts) > 0 && !opt.Force {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
-	uid, err := l.nextID()
-	if err != nil {
-		return nil, err
-	}
+	uid := l.nextID(false)
 	w := &wal{Tx: uid, Kind: "undo", Undoes: id}
 	back := movesBack(sel)
 	for _, r := range sel {
@@ -746,8 +750,12 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 	if err != nil {
 		return nil, err
 	}
+	script := fmt.Sprintf("nash undo %s", id)
+	if k.Undoes != "" {
+		script = fmt.Sprintf("nash redo %s (undo %s)", k.Undoes, id)
+	}
 	u := &Tx{
-		ID: uid, Time: time.Now().UTC(), Script: fmt.Sprintf("nash undo %s", id), Dir: k.Dir,
+		ID: uid, Time: time.Now().UTC(), Script: script, Dir: k.Dir,
 		State: StateCommitted, Changes: len(out), Undoes: id, Ops: len(out),
 		UndoBytes: duSize(filepath.Join(l.layerDir(uid), "objects")),
 	}
@@ -772,36 +780,18 @@ func (s *Sandbox) markUndone(w *wal) error {
 	for _, o := range w.Ops {
 		k.UndoneOps[o.UndoOf] = w.Tx
 	}
-	k.State = StatePartlyUndone
-	if len(k.UndoneOps) >= k.Ops {
-		k.State = StateUndone
-	}
+	k.State = undoState(k)
 	k.UndoBytes = duSize(filepath.Join(l.layerDir(k.ID), "objects"))
 	if err := l.writeTx(k); err != nil {
 		return err
 	}
-	// Undoing an undo puts the original transaction's versions back.
-	if k.Undoes == "" {
-		return nil
-	}
-	orig, err := l.readTx(k.Undoes)
-	if err != nil {
-		return nil
-	}
-	recs, err := readManifest(filepath.Join(l.layerDir(k.ID), manifestFile))
-	if err != nil {
-		return err
-	}
+	// Undoing an undo puts the original transaction's versions back,
+	// and so on down the chain (markChain).
+	idx := make([]int, 0, len(w.Ops))
 	for _, o := range w.Ops {
-		if o.UndoOf < len(recs) {
-			delete(orig.UndoneOps, recs[o.UndoOf].UndoOf)
-		}
+		idx = append(idx, o.UndoOf)
 	}
-	orig.State = StateCommitted
-	if len(orig.UndoneOps) > 0 {
-		orig.State = StatePartlyUndone
-	}
-	return l.writeTx(orig)
+	return s.markChain(k, idx)
 }
 
 // undoConflicts compares what nash left at each path with what is there now.
@@ -923,7 +913,7 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	for _, e := range runs {
 		var rec runRecord
 		dir := filepath.Join(l.runsDir(), e.Name())
-		if err := readGob(filepath.Join(dir, runFile), &rec); err == nil && alive(rec.PID, rec.PIDStart) {
+		if err := readGob(filepath.Join(dir, runFile), &rec); err == nil && (alive(rec.PID, rec.PIDStart) || rec.State == runKept) {
 			continue
 		}
 		if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
@@ -963,7 +953,7 @@ func (l layout) settled() bool {
 	}
 	for _, e := range runs {
 		var rec runRecord
-		if err := readGob(filepath.Join(l.runsDir(), e.Name(), runFile), &rec); err != nil || !alive(rec.PID, rec.PIDStart) {
+		if err := readGob(filepath.Join(l.runsDir(), e.Name(), runFile), &rec); err != nil || !alive(rec.PID, rec.PIDStart) && rec.State != runKept {
 			return false
 		}
 	}
@@ -1089,6 +1079,8 @@ type GCResult struct {
 	Forgotten []string `json:"forgotten"`
 	Freed     int64    `json:"freed_bytes"`
 	Kept      int64    `json:"kept_bytes"`
+	// Discarded are the aborted runs kept longer than asked (see Keep).
+	Discarded []string `json:"discarded_runs,omitempty"`
 }
 
 // GC forgets undo layers older than olderThan (when > 0), then the oldest
@@ -1128,7 +1120,8 @@ func (s *Sandbox) GC(ctx context.Context, olderThan time.Duration, maxSize int64
 	}
 	res.Kept = held
 	sort.Strings(res.Forgotten)
-	return res, nil
+	res.Discarded, err = s.gcKept(olderThan)
+	return res, err
 }
 
 // duSize adds up the bytes held below p.
