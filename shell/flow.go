@@ -435,10 +435,6 @@ review:
 		if p.Unsandboxed || j.opts.yes {
 			break
 		}
-		if hasOutcome(o) {
-			f.say(evOutcome{o})
-			shown = true
-		}
 		var offer []egress.Rule
 		for _, rule := range deniedRules(p.Network) {
 			if !asked[rule.String()] {
@@ -449,6 +445,9 @@ review:
 		if len(offer) == 0 {
 			break
 		}
+		// What the run did, then the question about what it was refused.
+		f.say(evOutcome{o})
+		shown = true
 		chosen, err := f.allowNet(netQuestion{rules: offer, again: true})
 		if err != nil {
 			kept := e.drop(ctx, o)
@@ -612,6 +611,10 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 	// have changed the files, and stays undoable; unless the person asked
 	// to be asked, or the line did what --yes never covers.
 	if e.autoCommit(j, o) {
+		if !shown && (len(p.Network) > 0 || p.NetworkError != "") {
+			f.say(evOutcome{o}) // what it tried to reach is worth the lines
+			shown = true
+		}
 		tx, step, err := e.commit(context.WithoutCancel(ctx), o, nil, false)
 		if err == nil {
 			run.Committed, run.Transaction = true, tx.ID

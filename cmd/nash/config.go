@@ -22,6 +22,12 @@ type configFile struct {
 	Keys  map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
 	Serve serveConfig        `yaml:"serve"`
 	Net   netConfig          `yaml:"net"` // destinations runs may (or may never) reach
+	// Typed is what becomes of a typed command's changes: auto (committed
+	// when it ends, undoable) or ask (the summary and the question).
+	Typed string `yaml:"typed"`
+	// ToolFiles adds patterns of tools' own files ("~/.myapp/state"), or
+	// takes a default out ("!**/.git/index").
+	ToolFiles []string `yaml:"tool_files"`
 }
 
 // serveConfig is the serve section of the config file.

@@ -24,6 +24,8 @@ type options struct {
 	serveAddr  string    // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
 	shareURL   string    // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
 	net        netConfig // the config's net: section: what runs may (or may never) reach
+	typed      shell.TypedMode
+	toolFiles  []effects.ToolFile
 	home       string
 	color      bool // NO_COLOR unset and TERM not dumb
 	getenv     func(string) string
@@ -110,6 +112,15 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 	}
 	if o.keys, err = keyMap(c.Keys); err != nil {
 		return nil, err
+	}
+	switch t := shell.TypedMode(c.Typed); t {
+	case "", shell.TypedAuto, shell.TypedAsk:
+		o.typed = t
+	default:
+		return nil, configError{fmt.Errorf("config: typed: %s: want auto or ask", effects.Quote(c.Typed))}
+	}
+	if o.toolFiles, err = effects.ConfigureToolFiles(effects.DefaultToolFiles(), c.ToolFiles); err != nil {
+		return nil, configError{fmt.Errorf("config: %w", err)}
 	}
 	if o.model != "" {
 		if _, err := planner.ParseSpec(o.model); err != nil {

@@ -158,14 +158,16 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 		Background: func(ctx context.Context) (func(), error) {
 			return startIndexWatch(ctx, g)
 		},
-		Model:    model,
-		StateDir: stateDir,
-		Dir:      dir,
-		Env:      os.Environ(),
-		Home:     g.home,
-		Editor:   g.editor,
-		Color:    g.color,
-		Keys:     g.keys,
+		Model:     model,
+		StateDir:  stateDir,
+		Dir:       dir,
+		Env:       os.Environ(),
+		Home:      g.home,
+		Editor:    g.editor,
+		Color:     g.color,
+		Keys:      g.keys,
+		Typed:     g.typed,
+		ToolFiles: g.toolFiles,
 	}, nil
 }
 
