@@ -144,6 +144,10 @@ func sweepScratch() {
 	uid := uint32(os.Getuid())
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), scratchPrefix)
+		if strings.HasPrefix(e.Name(), keptPrefix) && e.IsDir() {
+			sweepKeptScratch(filepath.Join(scratchBase, e.Name()))
+			continue
+		}
 		if !ok || !e.IsDir() {
 			continue
 		}
@@ -893,6 +897,10 @@ func (s *Sandbox) Abort(id string) error {
 	if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
 		return removeRun(dir)
 	}
+	if rec.State == runKept {
+		rec.ID = id
+		return s.discardKept(&rec)
+	}
 	return s.removeRunFiles(&rec)
 }
 
@@ -907,6 +915,9 @@ func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	openWorkDirs(l.runDir(rec.ID))
 	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
 	switch {
+	case strings.HasPrefix(filepath.Base(rec.Scratch), keptPrefix):
+		// A kept run's (kept_linux.go), committed at last.
+		_ = os.WriteFile(filepath.Join(l.trashDir(), stamp+".scratch"), []byte(rec.Scratch), 0o600)
 	case rec.Scratch == "" || !strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix):
 	case strings.HasPrefix(filepath.Base(rec.Scratch), s.scratchPrefix()):
 		// This process's own: its sweeps remove it, or, once this
@@ -975,7 +986,7 @@ func (s *Sandbox) emptyTrash() {
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if strings.HasSuffix(e.Name(), ".scratch") {
-			if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(string(b)), scratchPrefix) {
+			if b, err := os.ReadFile(p); err == nil && (strings.HasPrefix(filepath.Base(string(b)), scratchPrefix) || strings.HasPrefix(filepath.Base(string(b)), keptPrefix)) {
 				_ = removeRun(string(b))
 			}
 			_ = os.Remove(p)

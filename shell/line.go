@@ -224,7 +224,8 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 	if r.Kind == Command && l.st.bash != nil && startsJob(r.Text) {
 		fmt.Fprintf(l.errw, "nash: %s\n", bgNote)
 	}
-	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text})
+	// In a session (not a one-shot) a command is one the person typed.
+	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, typed: r.Kind == Command && !l.e.oneShot})
 }
 
 // pass takes j through the flow in the session's directory and
@@ -479,11 +480,18 @@ func (l *liner) say(ev event) {
 			writeReview(l.out, l.sty, ev.a, 0)
 		}
 	case evAborted:
-		if ev.ran {
+		switch {
+		case ev.kept != "":
+			fmt.Fprintf(w, "nash: aborted; nothing was changed. %s\n", l.e.keptHint(ev.kept))
+		case ev.ran:
 			fmt.Fprintln(w, "nash: aborted; nothing was changed")
-		} else {
+		default:
 			fmt.Fprintln(w, "nash: aborted; nothing was run")
 		}
+	case evAutoCommitted:
+		fmt.Fprintf(w, "nash: %s\n", autoLine(ev.o, ev.tx.ID, l.e.undoCommand(""), l.e.cfg.Home))
+	case evToolsKept:
+		// Tools' own bookkeeping: nothing to say.
 	case evExit:
 		fmt.Fprintf(w, "nash: the script exited with status %d\n", ev.code)
 	case evUnsandboxed:
@@ -498,7 +506,10 @@ func (l *liner) say(ev event) {
 		fmt.Fprintf(w, "nash: not committed: %s\n", effects.EscapeText(ev.err.Error()))
 		fmt.Fprintln(w, "nash: pick the other paths to commit them alone, or abort")
 	case evNetAgain:
-		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are discarded\n", quoteRules(ev.rules))
+		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are set aside\n", quoteRules(ev.rules))
+		if ev.kept != "" {
+			fmt.Fprintf(w, "nash: %s\n", l.e.keptHint(ev.kept))
+		}
 	case evNetKept:
 		fmt.Fprintf(w, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", ev.tx.ID, ev.tx.ID)
 	case evCommitted:

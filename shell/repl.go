@@ -126,7 +126,18 @@ const (
 	stSummary               // a run waits for commit, pick, diff or abort
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
 	stNet                   // destinations the run may reach: all, pick or none
+	stDiscard               // abort a run that made files? y sets it aside, any other key goes back
 )
+
+// asks reports whether st is a question the flow waits on, which a key
+// typed before it appeared must not answer (see fence).
+func asks(st state) bool {
+	switch st {
+	case stReview, stConfirm, stSummary, stNet, stDiscard:
+		return true
+	}
+	return false
+}
 
 // model is the REPL's root model.
 type model struct {
@@ -179,6 +190,36 @@ type model struct {
 	// (tea.Exec, tea.ExecProcess); tests run them in place.
 	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
 	execProcess func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+
+	// The fence: a question takes keys only once the terminal has
+	// answered a query sent when it appeared (armed), so keys typed
+	// before it, already on their way, never answer it. queryTerminal
+	// sends the query (a cursor position request); after bounds the wait
+	// for a terminal that never answers. Tests replace both.
+	armed         bool
+	fenceGen      int
+	fencePending  int
+	queryTerminal tea.Cmd
+	after         func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+// fenceWait is how long a question waits for the terminal's answer before
+// it takes keys anyway: a terminal that answers no query (a bare pty)
+// costs that much, once per question.
+const fenceWait = 400 * time.Millisecond
+
+// fenceTimeoutMsg arms question gen when the terminal did not answer.
+type fenceTimeoutMsg struct{ gen int }
+
+// fence disarms the question just shown until the terminal answers the
+// query it sends now: what the terminal sends before that answer was
+// typed before the question appeared.
+func (m *model) fence() tea.Cmd {
+	m.armed = false
+	m.fenceGen++
+	m.fencePending++
+	gen := m.fenceGen
+	return tea.Batch(m.queryTerminal, m.after(fenceWait, func(time.Time) tea.Msg { return fenceTimeoutMsg{gen} }))
 }
 
 // Messages: one per event.
@@ -211,6 +252,7 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		ctx: ctx, e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home), hist: hist,
 		sty: newStyles(cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
+		queryTerminal: func() tea.Msg { return tea.RequestCursorPosition() }, after: tea.Tick,
 	}
 	m.histPos = hist.Len()
 	if cfg.BashSession && hasBash() {
@@ -261,6 +303,21 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.log.Warn("background work did not start", "err", err)
 			}
 			m.stopBackground = stop
+		}
+		return m, nil
+	case tea.CursorPositionMsg:
+		// The terminal answered a fence's query: what it sent before
+		// this was typed before the question appeared.
+		if m.fencePending > 0 {
+			m.fencePending--
+		}
+		if m.fencePending == 0 {
+			m.armed = true
+		}
+		return m, nil
+	case fenceTimeoutMsg:
+		if msg.gen == m.fenceGen && !m.armed {
+			m.armed, m.fencePending = true, 0
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -320,6 +377,10 @@ func (m *model) println(text string) tea.Cmd {
 
 func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = ""
+	if asks(m.state) && !m.armed {
+		m.status = "a key typed before the question appeared is not an answer"
+		return m, nil
+	}
 	switch m.state {
 	case stInput:
 		if m.searching {
@@ -342,6 +403,8 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.pickKey(k)
 	case stNet:
 		return m.netKey(k)
+	case stDiscard:
+		return m.discardKey(k)
 	}
 	return m, nil
 }
@@ -492,7 +555,7 @@ func (m *model) dispatch(line string) tea.Cmd {
 		if m.st.bash != nil && startsJob(r.Text) {
 			cmds = append(cmds, m.println(m.sty.dim.Render("nash: "+bgNote)))
 		}
-		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
+		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text, typed: true}))
 	case English:
 		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))
 	}
@@ -576,6 +639,11 @@ func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case is(key, m.keys.Commit):
 		return m, m.decided(decision{})
 	case is(key, m.keys.Abort) || key == "ctrl+c":
+		if madeSomething(o.own) {
+			// Made files are not thrown away on one key.
+			m.state = stDiscard
+			return m, m.fence()
+		}
 		return m, m.decided(decision{abort: true})
 	case is(key, m.keys.Diff):
 		return m, func() tea.Msg {
@@ -590,6 +658,25 @@ func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.state = stPick
 		return m, nil
 	}
+	return m, nil
+}
+
+// theseChanges says "this change" or "these N changes".
+func theseChanges(n int) string {
+	if n == 1 {
+		return "this change"
+	}
+	return fmt.Sprintf("these %d changes", n)
+}
+
+// discardKey answers whether to abort a run that made files: y does (the
+// run is set aside, recoverable), any other key goes back to the summary.
+func (m *model) discardKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "y" {
+		return m, m.decided(decision{abort: true})
+	}
+	m.state = stSummary
+	m.status = "not aborted"
 	return m, nil
 }
 
@@ -762,6 +849,9 @@ func (m *model) view() string {
 		k := m.keys
 		fmt.Fprintf(&b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
 			first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
+	case stDiscard:
+		fmt.Fprintf(&b, "%s y abort (the run is kept for a while) · any other key: back to the changes",
+			m.sty.err.Render(fmt.Sprintf("abort and set aside %s?", theseChanges(m.pendingRun.own.Len()))))
 	case stNet:
 		q := "allow them for this run?"
 		if m.netQ.again {

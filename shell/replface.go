@@ -210,8 +210,10 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	case qReview:
 		m.art = q.a
 		m.state = stReview
+		return m, m.fence()
 	case qConfirm:
 		m.state = stConfirm
+		return m, m.fence()
 	case qFeedback:
 		m.state = stFeedback
 		m.answerText.set(m.feedbackDefault)
@@ -243,12 +245,13 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	case qDecide:
 		m.pendingRun = q.o
 		m.state = stSummary
+		return m, m.fence()
 	case qNet:
 		m.netQ = q.q
 		m.state = stNet
 		var b bytes.Buffer
 		writeNetOffer(&b, q.q)
-		return m, m.println(strings.TrimRight(b.String(), "\n"))
+		return m, tea.Batch(m.println(strings.TrimRight(b.String(), "\n")), m.fence())
 	}
 	return m, nil
 }
@@ -273,11 +276,18 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 			b.WriteString(m.sty.err.Render("nash: ") + effects.EscapeText(ev.err.Error()))
 		}
 	case evAborted:
-		if ev.ran {
+		switch {
+		case ev.kept != "":
+			b.WriteString(m.sty.dim.Render("aborted; nothing was changed. ") + m.e.keptHint(ev.kept))
+		case ev.ran:
 			b.WriteString(m.sty.dim.Render("aborted; nothing was changed"))
-		} else {
+		default:
 			b.WriteString(m.sty.dim.Render("aborted; nothing was run"))
 		}
+	case evAutoCommitted:
+		b.WriteString(m.sty.ok.Render("✓ ") + autoLine(ev.o, ev.tx.ID, m.e.undoCommand(""), m.e.cfg.Home))
+	case evToolsKept:
+		// Tools' own bookkeeping: nothing to say.
 	case evExit:
 		b.WriteString(m.sty.warn.Render(fmt.Sprintf("exit status %d", ev.code)))
 	case evUnsandboxed:
@@ -292,7 +302,10 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 		b.WriteString(m.sty.err.Render("not committed: ") + effects.EscapeText(ev.err.Error()) + "\n")
 		b.WriteString(m.sty.dim.Render("pick the other paths to commit them alone, or abort"))
 	case evNetAgain:
-		b.WriteString(m.sty.dim.Render("running the script again with " + quoteRules(ev.rules) + " allowed; the first run's changes are discarded"))
+		b.WriteString(m.sty.dim.Render("running the script again with " + quoteRules(ev.rules) + " allowed; the first run's changes are set aside"))
+		if ev.kept != "" {
+			b.WriteString("\n" + m.e.keptHint(ev.kept))
+		}
 	case evNetKept:
 		b.WriteString(m.sty.ok.Render(fmt.Sprintf("no file changes; what the run reached is kept as transaction %s", ev.tx.ID)))
 	case evCommitted:

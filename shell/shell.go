@@ -25,7 +25,11 @@ type Sandbox interface {
 	Run(ctx context.Context, script string) (*sandbox.Pending, error)
 	Commit(ctx context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error)
 	Abort(id string) error
+	// Keep aborts a pending run but keeps it, to be committed later.
+	Keep(ctx context.Context, id, prompt string) error
 	Undo(ctx context.Context, id string, opt sandbox.UndoOptions) (*sandbox.Tx, error)
+	Redo(ctx context.Context) (*sandbox.Tx, error)
+	ShowKept(id string) (*sandbox.KeptRun, *effects.ChangeSet, error)
 	Log() ([]*sandbox.Tx, error)
 	Show(id string) (*sandbox.Tx, *effects.ChangeSet, error)
 	NewVersion(id, path string) (string, bool)
@@ -90,6 +94,16 @@ type Config struct {
 	// Net is the network policy of runs in dir: what they reach without
 	// asking (the configuration's allow and deny lists). Nil: nothing.
 	Net func(dir string) (egress.Policy, error)
+	// Typed says what becomes of what a command the person typed (not a
+	// planned script) changed: TypedAuto (the default) commits it when
+	// the line ends, shown in one line and undoable; TypedAsk shows the
+	// effect summary and asks, as for a planned script. Either way a line
+	// that does what --yes never covers asks first.
+	Typed TypedMode
+	// ToolFiles are the tools' own files (effects.DefaultToolFiles when
+	// nil): changes to them alone are committed without a question, and
+	// are listed apart.
+	ToolFiles []effects.ToolFile
 	// Background, when set, starts work that lives as long as the
 	// interactive shell (the index watcher) and returns how to stop it.
 	// The shell starts it a moment after the first prompt is drawn, so it
@@ -105,6 +119,15 @@ type Config struct {
 	// discarded), for the session's aliases, functions and PATH.
 	ReadBashrc bool
 }
+
+// TypedMode is what becomes of a typed command's changes (Config.Typed).
+type TypedMode string
+
+// The typed modes.
+const (
+	TypedAuto TypedMode = "auto"
+	TypedAsk  TypedMode = "ask"
+)
 
 // SummarizeFunc summarizes what committed transaction txID changed.
 type SummarizeFunc func(ctx context.Context, txID string, cs *effects.ChangeSet) (string, error)

@@ -172,6 +172,8 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 		Editor:      g.editor,
 		Color:       g.color,
 		Keys:        g.keys,
+		Typed:       g.typed,
+		ToolFiles:   g.toolFiles,
 	}, nil
 }
 

@@ -247,6 +247,8 @@ func TestTmuxAbort(t *testing.T) {
 	tn.send("Enter")
 	tn.waitFor(`changes: c commit`)
 	tn.send("a")
+	tn.waitFor(`y abort`) // a run that made a file: a second key
+	tn.send("y")
 	tn.waitFor(`aborted; nothing was changed`)
 	if _, err := os.Stat(filepath.Join(tn.dir, "hello.txt")); err == nil {
 		tn.fatalf("hello.txt exists after abort")
@@ -302,9 +304,8 @@ func TestTmuxInteractiveProgram(t *testing.T) {
 	tn.typeLine(`[ -t 0 ] && [ -t 1 ] && echo on-a-terminal; read -p "name? " n; echo "$n" > name.txt`)
 	tn.waitFor(`on-a-terminal\s*\nname\? `)
 	tn.typeLine("bob")
-	tn.waitFor(`changes: c commit`)
-	tn.send("c")
-	tn.waitFor(`committed as transaction`)
+	// A typed line: committed when it ends, in one line.
+	tn.waitFor(`created name\.txt · transaction 1 · :undo`)
 	if got := tn.file("name.txt"); got != "bob\n" {
 		tn.fatalf("name.txt = %q", got)
 	}
