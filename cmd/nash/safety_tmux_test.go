@@ -27,7 +27,7 @@ func (tn *tmuxNash) escape() {
 func TestTmuxVimThenEscKeepsTheFile(t *testing.T) {
 	tn := startNash(t, "")
 	tn.typeLine("vim essay.txt")
-	tn.waitFor(`essay\.txt`)
+	tn.waitFor(`"essay\.txt" \[New`) // vim is up: the screen named essay.txt before
 	tn.send("i")
 	tn.tmux("send-keys", "-t", tn.target, "-l", "my essay")
 	tn.send("Escape")
@@ -48,7 +48,7 @@ func TestTmuxVimFromARequestEscKeepsTheFile(t *testing.T) {
 	tn.typeLine("please open my essay")
 	tn.waitFor(`review: enter run`)
 	tn.send("Enter")
-	tn.waitFor(`essay\.txt`)
+	tn.waitFor(`"essay\.txt" \[New`) // vim is up: the screen named essay.txt before
 	tn.send("i")
 	tn.tmux("send-keys", "-t", tn.target, "-l", "drafted")
 	tn.send("Escape")
