@@ -27,7 +27,8 @@ func (tn *tmuxNash) requests() int {
 }
 
 // typeLineDone types a line and waits for the prompt after it: keys typed
-// while a line runs are not yet handed to the next prompt (issue 12).
+// while a line runs go to its terminal, and what it leaves unread is not
+// yet handed to the next prompt (issue 19's typeahead, not done).
 func (tn *tmuxNash) typeLineDone(text string) {
 	tn.t.Helper()
 	prompt := regexp.MustCompile(`\(openai:test-model\) `)
