@@ -21,6 +21,19 @@ type KeptRun struct {
 // ErrNotKept says a run is not one that was aborted and kept.
 var ErrNotKept = errors.New("not an aborted run that was kept")
 
+// NotKeptError says a run cannot be kept: it changed files under Point,
+// whose overlay lives on the run's scratch tmpfs, which is freed with the
+// process that ran it. Only what a run wrote in the working directory's
+// file system (its layer on disk) can be kept.
+type NotKeptError struct {
+	ID    string
+	Point string
+}
+
+func (e *NotKeptError) Error() string {
+	return fmt.Sprintf("run %s cannot be kept: its changes under %s are held in memory only", e.ID, e.Point)
+}
+
 // LostError says changes of a kept run are gone: they were held on tmpfs,
 // and the machine restarted since.
 type LostError struct {

@@ -19,11 +19,13 @@ import (
 // a path changed since the run is a conflict, as for undo), or discarded
 // (Abort); GC discards those kept longer than it is told.
 //
-// Its upper dirs stay where the run left them: in its run dir, in the
-// state dir, and, for overlays away from the working directory, in its
-// scratch dir on tmpfs, which Keep renames so that no sweep takes it
-// (keptPrefix) and leaves a note of its owner in. What was on tmpfs does
-// not survive a restart of the machine; the rest does.
+// Its upper dirs stay where the run left them, in its run dir, in the
+// state dir. The overlays away from the working directory have theirs on
+// the run's scratch tmpfs, which lives only while the process that ran it
+// holds it: Keep drops those that hold nothing, and refuses a run that
+// changed something there (NotKeptError). A scratch dir of an older
+// layout (a directory under scratchBase) is renamed out of the sweeps'
+// way (keptPrefix), with a note of its owner.
 
 // keptPrefix names a kept run's scratch dir in scratchBase; the file
 // keptOwner inside it names the run dir it belongs to.
@@ -56,6 +58,20 @@ func (s *Sandbox) Keep(ctx context.Context, id, prompt string) error {
 		return fmt.Errorf("run %s is %s, not pending", id, rec.State)
 	}
 	s.waitTorndown(id)
+	layers := rec.Layers[:0:0]
+	for _, ly := range rec.Layers {
+		if !ly.Scratch {
+			layers = append(layers, ly)
+			continue
+		}
+		if !emptyDir(ly.Upper) {
+			return &NotKeptError{ID: id, Point: ly.Point}
+		}
+	}
+	rec.Layers = layers
+	// overlayfs leaves mode-000 dirs in the work dirs, which a kept run
+	// no longer needs: its owner can remove its dir with rm -r.
+	openWorkDirs(l.runDir(id))
 	if rec.Scratch != "" && strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix) {
 		if err := keepScratch(&rec, l.runDir(id)); err != nil {
 			return fmt.Errorf("keep run %s: %w", id, err)
@@ -67,6 +83,9 @@ func (s *Sandbox) Keep(ctx context.Context, id, prompt string) error {
 	}
 	if err := writeGob(filepath.Join(l.runDir(id), runFile), &rec); err != nil {
 		return fmt.Errorf("keep run %s: %w", id, err)
+	}
+	if fs := s.light[id].scratchFS; fs != nil {
+		fs.Close() // its layers there held nothing: free it
 	}
 	delete(s.light, id)
 	return nil

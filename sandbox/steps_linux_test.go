@@ -266,3 +266,34 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestKeepRefusesChangesHeldInMemory: what a run wrote outside the working
+// directory's file system is on its scratch tmpfs, freed with the process
+// that ran it, so such a run is not kept (NotKeptError): nothing live
+// changes, and it is aborted as before.
+func TestKeepRefusesChangesHeldInMemory(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	shm := filepath.Join("/dev/shm", "nash-notkept-"+filepath.Base(e.work))
+	t.Cleanup(func() { os.Remove(shm) })
+	p := e.run("echo x > made.txt && echo t > " + shm)
+	if p.ExitCode != 0 || p.Changes.Len() != 2 {
+		t.Fatalf("the run: exit %d, changes %v", p.ExitCode, p.Changes.Changes)
+	}
+	err := e.sb.Keep(ctx, p.ID, "")
+	var nk *NotKeptError
+	if !errors.As(err, &nk) || nk.ID != p.ID || nk.Point != "/dev/shm" {
+		t.Fatalf("keep of a run with changes on tmpfs: %v", err)
+	}
+	for _, f := range []string{shm, e.path("made.txt")} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("%s is live after a refused keep", f)
+		}
+	}
+	if err := e.sb.Abort(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := e.sb.Kept(); err != nil || len(kept) != 0 {
+		t.Errorf("kept runs %+v, %v", kept, err)
+	}
+}
