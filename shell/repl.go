@@ -816,6 +816,31 @@ func (m *model) View() tea.View { return tea.NewView(m.view()) }
 
 func (m *model) view() string {
 	var b strings.Builder
+	switch {
+	case asks(m.state) && !m.armed:
+		// A question shows once the terminal has answered the fence's
+		// query (see fence): a key typed after it appeared answers it,
+		// however fast.
+		b.WriteString(m.sty.dim.Render("…"))
+	default:
+		m.stateView(&b)
+	}
+	if m.status != "" {
+		b.WriteString("\n" + m.sty.dim.Render(m.status))
+	}
+	// Every line fits the width, so the inline renderer's idea of the
+	// view's height stays true.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width-1 {
+			lines[i] = ansi.Truncate(l, max(m.width-2, 1), "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stateView writes the prompt, or the keys of the screen under way.
+func (m *model) stateView(b *strings.Builder) {
 	switch m.state {
 	case stInput:
 		if m.searching {
@@ -826,7 +851,7 @@ func (m *model) view() string {
 			} else if q != "" {
 				found = m.sty.err.Render("(no match)")
 			}
-			fmt.Fprintf(&b, "(search history)'%s': %s", m.query.view(m.cursor), found)
+			fmt.Fprintf(b, "(search history)'%s': %s", m.query.view(m.cursor), found)
 			break
 		}
 		b.WriteString(m.inputLine())
@@ -847,17 +872,17 @@ func (m *model) view() string {
 		b.WriteString(m.sty.dim.Render("running…"))
 	case stSummary:
 		k := m.keys
-		fmt.Fprintf(&b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
+		fmt.Fprintf(b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
 			first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
 	case stDiscard:
-		fmt.Fprintf(&b, "%s y abort (the run is kept for a while) · any other key: back to the changes",
+		fmt.Fprintf(b, "%s y abort (the run is kept for a while) · any other key: back to the changes",
 			m.sty.err.Render(fmt.Sprintf("abort and set aside %s?", theseChanges(m.pendingRun.own.Len()))))
 	case stNet:
 		q := "allow them for this run?"
 		if m.netQ.again {
 			q = "allow and run again?"
 		}
-		fmt.Fprintf(&b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
+		fmt.Fprintf(b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
 	case stPick:
 		if m.pickNet {
 			b.WriteString(m.sty.bold.Render("pick the destinations to allow") + m.sty.dim.Render("  (space toggles, a all, enter allows, esc back)"))
@@ -882,18 +907,6 @@ func (m *model) view() string {
 			b.WriteString("\n" + line)
 		}
 	}
-	if m.status != "" {
-		b.WriteString("\n" + m.sty.dim.Render(m.status))
-	}
-	// Every line fits the width, so the inline renderer's idea of the
-	// view's height stays true.
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		if ansi.StringWidth(l) > m.width-1 {
-			lines[i] = ansi.Truncate(l, max(m.width-2, 1), "…")
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // inputLine is the prompt, the route and the line, made to fit the width:
