@@ -136,6 +136,9 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 			if s.Env != nil {
 				opts = append(opts, sandbox.Env(s.Env))
 			}
+			if s.Keep != "" {
+				opts = append(opts, sandbox.Keep(s.Keep))
+			}
 			in, out, errw := s.Stdin, s.Stdout, s.Stderr
 			if in == nil {
 				in = io.in
@@ -159,14 +162,18 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 		Background: func(ctx context.Context) (func(), error) {
 			return startIndexWatch(ctx, g)
 		},
-		Model:    model,
-		StateDir: stateDir,
-		Dir:      dir,
-		Env:      os.Environ(),
-		Home:     g.home,
-		Editor:   g.editor,
-		Color:    g.color,
-		Keys:     g.keys,
+		BashSession: true,
+		ReadBashrc:  true,
+		Model:       model,
+		StateDir:    stateDir,
+		Dir:         dir,
+		Env:         os.Environ(),
+		Home:        g.home,
+		Editor:      g.editor,
+		Color:       g.color,
+		Keys:        g.keys,
+		Typed:       g.typed,
+		ToolFiles:   g.toolFiles,
 	}, nil
 }
 
