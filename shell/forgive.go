@@ -32,9 +32,9 @@ func setOf(s string) map[string]bool {
 // requests about files use. A command line rarely has them as arguments;
 // a request almost always has one.
 var functionWords = sync.OnceValue(func() map[string]bool {
-	return setOf(`the a an of into from with for by my all every this these those that some any
-		here there me our your its their which what how than each both whose where when them it
-		biggest largest smallest newest oldest latest
+	return setOf(`the a an of in on into to at from with for by up out about over under without
+		my all every this these those that some any here there me our your its their which what how
+		than each both whose where when them it biggest largest smallest newest oldest latest
 		recently please`)
 })
 
@@ -43,7 +43,7 @@ var functionWords = sync.OnceValue(func() map[string]bool {
 var textCommands = sync.OnceValue(func() map[string]bool {
 	return setOf(`echo printf say espeak espeak-ng spd-say festival figlet toilet cowsay cowthink banner
 		notify-send wall logger write yes lolcat zenity kdialog whiptail dialog apropos man whatis info
-		tldr xmessage gum`)
+		tldr xmessage gum betty howdoi how2 sgpt aichat llm`)
 })
 
 // requestWords are words a request in English starts with. A first word
@@ -55,22 +55,22 @@ var requestWords = sync.OnceValue(func() map[string]bool {
 		let list look make me merge move my new no now ok okay open please print put read remove
 		rename replace restart restore run save search send set should show shrink sort split start
 		stop summarize sum tell thanks the there this tidy turn undo unzip update upgrade upload
-		use what when where which who why will with would write yes you zip`)
+		use what when where which who why will with would write yes you zip dump report format`)
 })
 
 // readsAsProse reports whether the arguments of a command line read as
 // English rather than as arguments: at least three of them, every one a
 // plain word (letters, digits, an inner ' or -, maybe a final . , ? or !:
 // no option, path, quote, glob or expansion), at least two of three
-// letters or more, and at least one a function word that names no file
+// letters or more, and at least two function words that name no file
 // (exists, relative to the session's directory). "make a backup of
 // notes" reads as prose; "make test", "find . -name x", "git add a b c",
-// "mkdir a b c" do not.
+// "mkdir a b c", "yum clean all" do not.
 func readsAsProse(args []string, exists func(string) bool) bool {
 	if len(args) < 3 {
 		return false
 	}
-	long, glue := 0, false
+	long, glue := 0, 0
 	for _, a := range args {
 		w := strings.TrimRight(a, ".,?!")
 		if !plainWord(w) || len(a)-len(w) > 1 {
@@ -80,10 +80,10 @@ func readsAsProse(args []string, exists func(string) bool) bool {
 			long++
 		}
 		if functionWords()[strings.ToLower(w)] && !exists(w) {
-			glue = true
+			glue++
 		}
 	}
-	return glue && long >= 2
+	return glue >= 2 && long >= 2
 }
 
 // plainWord reports whether w is a word of English as a person types it.
@@ -178,24 +178,35 @@ func (s *State) typoOf(text string) string {
 
 // typoFor returns the command the line's first word is a typo of, or "":
 // the word is unknown, looks like a command name, is not a word requests
-// start with, the rest of the line holds no function word, and a command
-// of names is within the distance (1 for names of up to four letters, 2
-// beyond; a swap of two letters counts 1). names is called only then.
+// start with nor an inflected word, the rest of the line holds no
+// function word, and a command of names is one edit away (an insertion,
+// a deletion, a replacement or a swap of two letters: "gti", "sl",
+// "mkae"; two edits guessed "decompress" for compress). names is called
+// only then.
 func typoFor(text string, names func() []string, isCommand func(string) bool) string {
 	fields := strings.Fields(text)
 	if len(fields) == 0 {
 		return ""
 	}
 	w := fields[0]
-	if len(w) < 2 || !commandLike(w) || requestWords()[w] {
+	if len(w) < 2 || !commandLike(w) || requestWords()[w] || functionWords()[w] || inflected(w) {
 		return ""
 	}
 	for _, a := range fields[1:] {
-		if functionWords()[strings.ToLower(strings.TrimRight(a, ".,?!"))] {
+		a = strings.ToLower(strings.TrimRight(a, ".,?!"))
+		if functionWords()[a] || a == "and" || a == "or" || a == "as" {
 			return ""
 		}
 	}
 	return nearest(w, names(), isCommand)
+}
+
+// inflected reports whether w ends like an English verb or plural (-s
+// but not -ss from four letters, -ed or -ing from five): "sets",
+// "counts", "creates", "listing" are words, not typos of set, mount,
+// create or listen.
+func inflected(w string) bool {
+	return len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") || len(w) >= 5 && (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing"))
 }
 
 // commandLike reports whether w could be a command's name as typed:
@@ -231,14 +242,10 @@ func (s *State) knownNames() []string {
 	return names
 }
 
-// nearest returns the name closest to w within its distance, "" when
-// there is none; isCommand confirms a PATH entry is executable. Of equal
+// nearest returns the name one edit from w, "" when there is none; isCommand confirms a PATH entry is executable. Of equal
 // distances, the first in sorted order wins.
 func nearest(w string, names []string, isCommand func(string) bool) string {
-	maxd := 1
-	if len(w) > 4 {
-		maxd = 2
-	}
+	const maxd = 1
 	best, bestd := "", maxd+1
 	for _, n := range names {
 		if len(n) < 2 || n == w || abs(len(n)-len(w)) > maxd {
