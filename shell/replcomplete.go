@@ -36,7 +36,8 @@ func (s *State) Complete(line string, cursor int) Completion {
 
 // tab completes the word under the cursor: one candidate completes in
 // place, several complete their common prefix, and a second Tab in a row
-// lists them. Nothing matching: nothing happens.
+// lists them (as readline does, the Tab that completed the prefix counts
+// as the first). Nothing matching: nothing happens.
 func (m *model) tab() (tea.Model, tea.Cmd) {
 	m.tabs++
 	c := m.st.Complete(m.input.String(), m.input.pos)
@@ -48,7 +49,9 @@ func (m *model) tab() (tea.Model, tea.Cmd) {
 		m.input.r = append(m.input.r[:c.Start], append([]rune(c.Insert), m.input.r[c.End:]...)...)
 		m.input.pos = c.Start + len([]rune(c.Insert))
 		m.reroute()
-		m.tabs = 0
+		if c.Unique() {
+			m.tabs = 0
+		}
 		return m, nil
 	}
 	if m.tabs < 2 {
