@@ -513,7 +513,10 @@ func writeHelp(w io.Writer, k KeyMap) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `Type a request in English, or a shell command. The marker before the
 cursor says which it will be: "cmd" (first word is a builtin or on PATH)
-or "ask" (anything else). Start with ! to force a command, ? to force English.
+or "ask" (anything else, and a command's name followed by plain English, as
+in "find the biggest files here"). A typo of a command ("cmd?") says "did
+you mean" and runs nothing. Start with ! to force a command, ? to force
+English. Tab completes commands, paths and $VARIABLES.
 
 What a typed command changes is committed when it ends and can be undone;
 a request's script is shown first and its changes wait for your commit.

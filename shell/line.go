@@ -220,6 +220,10 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 	case Builtin:
 		err := l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
 		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
+	case Typo:
+		l.st.setStatus(127)
+		fmt.Fprintf(l.errw, "nash: %s\n", effects.EscapeText(typoMessage(r)))
+		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, nil
 	}
 	if r.Kind == Command && l.st.bash != nil && startsJob(r.Text) {
 		fmt.Fprintf(l.errw, "nash: %s\n", bgNote)

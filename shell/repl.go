@@ -160,6 +160,7 @@ type model struct {
 	width  int
 	input  lineInput
 	route  Route // of the line being typed, for the indicator
+	tabs   int   // Tabs pressed in a row at the prompt (replcomplete.go)
 	status string
 
 	histPos int    // the history entry shown, or hist.Len() when editing a new line
@@ -383,6 +384,9 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.state {
 	case stInput:
+		if k.String() != "tab" {
+			m.tabs = 0
+		}
 		if m.searching {
 			return m.searchKey(k)
 		}
@@ -413,6 +417,8 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch k.String() {
 	case "enter":
 		return m.submit()
+	case "tab":
+		return m.tab()
 	case "ctrl+c":
 		var cmd tea.Cmd
 		if line := m.input.String(); line == "" {
@@ -558,6 +564,9 @@ func (m *model) dispatch(line string) tea.Cmd {
 		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text, typed: true}))
 	case English:
 		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))
+	case Typo:
+		m.st.setStatus(127)
+		cmds = append(cmds, m.println(m.sty.err.Render("nash: ")+effects.EscapeText(typoMessage(r))))
 	}
 	return tea.Sequence(cmds...)
 }
@@ -943,6 +952,8 @@ func (m *model) routeBadge() string {
 		return m.sty.routeCmd.Render("[cmd]")
 	case English:
 		return m.sty.routeEng.Render("[ask]")
+	case Typo:
+		return m.sty.routeCmd.Render("[cmd?]")
 	case Builtin:
 		return m.sty.routeBuiltin.Render("[nash]")
 	}

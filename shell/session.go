@@ -33,6 +33,10 @@ type State struct {
 	History []planner.HistoryEntry
 
 	exe map[string]bool // isCommand cache, cleared when PATH or Dir changes
+	// names lists the PATH directories' entries for Tab and "did you
+	// mean", read for namesKey (PATH and Dir), cleared by Forget.
+	names    []string
+	namesKey string
 
 	// bash carries one bash session from line to line (bashsession.go);
 	// nil: each line starts afresh, and cd, export and unset are nash's.
@@ -122,7 +126,7 @@ func (s *State) IsCommand(name string) bool {
 
 // Forget clears the command cache (after a run that may have installed
 // something).
-func (s *State) Forget() { clear(s.exe) }
+func (s *State) Forget() { clear(s.exe); s.names = nil }
 
 func (s *State) lookPath(name string) bool {
 	if strings.Contains(name, "/") {
@@ -154,10 +158,22 @@ func isExecutable(p string) bool {
 // Route decides where line goes in this session: RouteLine with the
 // session's commands. With a bash session, only a plain cd and exit are
 // nash's; export, unset and cd with options are bash's, like any builtin.
+// Unless forced with ! or ?, a command line that reads as English goes to
+// the planner (proseLine), and an unknown first word close to a command
+// is a Typo (typoOf), sent nowhere.
 func (s *State) Route(line string) Route {
 	r := RouteLine(line, s.IsCommand)
 	if r.Kind == Session && s.bash != nil && !isPlainCdOrExit(r.Text) {
 		r.Kind = Command
+	}
+	switch {
+	case r.Forced:
+	case r.Kind == Command && s.proseLine(r.Text):
+		r.Kind, r.Prose = English, true
+	case r.Kind == English:
+		if t := s.typoOf(r.Text); t != "" {
+			r.Kind, r.Suggest = Typo, t
+		}
 	}
 	return r
 }
