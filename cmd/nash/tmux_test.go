@@ -367,7 +367,7 @@ func TestTmuxResize(t *testing.T) {
 		tn.fatalf("the prompt line %q does not fit 40 columns", last)
 	}
 	tn.send("Enter")
-	tn.waitFor(`(?m)^typed after the resize`)
+	tn.waitFor(`(?m)^typed after the resize\s*\n.*\[   \]`) // the prompt is back: keys typed before it go to the command
 	tn.tmux("resize-window", "-t", tn.target, "-x", "120", "-y", "30")
 	tn.typeLine("echo wide-again")
 	tn.waitFor(`(?m)^wide-again`)
