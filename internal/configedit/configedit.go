@@ -17,6 +17,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/nash-shell/nash/internal/atomicfile"
 )
 
 // SetString sets the top-level key of the YAML file at path to value. An
@@ -56,7 +58,10 @@ func SetString(path, key, value string) error {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	return writeAtomic(path, out, mode)
+	if err := atomicfile.WriteFile(path, out, mode); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
 }
 
 // set returns src with key set to the YAML scalar text scalar: edited as
@@ -244,43 +249,4 @@ func stripComments(b []byte) []byte {
 		}
 	}
 	return out
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory: written, synced, renamed over path, and the directory synced.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	return nil
 }
