@@ -47,7 +47,7 @@ type Progress struct {
 	Attempt int           // 0 for the first answer, then one more per repair
 	Chunk   string        // TextArrived: the text that just arrived
 	Text    string        // the answer so far in this call, as sent (often JSON)
-	Elapsed time.Duration // since Plan, Revise or Explain was called
+	Elapsed time.Duration // since the model was first asked for this request
 	// Usage is set by CallDone: what the call used, as the provider
 	// reported it (or estimated, see Usage.Estimated).
 	Usage Usage
@@ -130,8 +130,8 @@ func (s *streamer) end(text string, u Usage) {
 // PartialAnswer reads what it can of an answer that is still arriving: the
 // members script, explanation, answer and question of a JSON object cut
 // anywhere (a string member cut in the middle gives the text so far), or
-// the code of a fenced shell block that is not closed yet. Text that is
-// neither gives an empty Answer. It never fails; ParseAnswer decides what
+// the code of a fenced shell block that is not closed yet, with or
+// without prose before them. Text that is neither gives an empty Answer. It never fails; ParseAnswer decides what
 // the complete answer means.
 func PartialAnswer(text string) Answer {
 	t := strings.TrimLeft(strings.TrimPrefix(text, "\ufeff"), " \t\r\n")
@@ -152,6 +152,17 @@ func PartialAnswer(text string) Answer {
 	}
 	if strings.HasPrefix(t, "{") {
 		return partialJSONAnswer(t)
+	}
+	// Prose before the object or the fence ("Here is the script:"), as
+	// models without a JSON mode sometimes write.
+	at := strings.Index(t, "```")
+	if i := strings.Index(t, "{"); i >= 0 && (at < 0 || i < at) {
+		if j := skipSpace(t, i+1); j >= len(t) || t[j] == '"' {
+			at = i
+		}
+	}
+	if at > 0 {
+		return PartialAnswer(t[at:])
 	}
 	return Answer{}
 }
