@@ -3,7 +3,9 @@ package effects
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +36,13 @@ func Analyze(script string, opts ...Option) (*Report, error) {
 	}
 	if cfg.home != "" {
 		cfg.home = path.Clean(cfg.home)
+	}
+	if cfg.files != nil {
+		// A view of the disk without the working directory in it is not
+		// the one the script runs on: it tells nothing.
+		if fi, err := fs.Stat(cfg.files, fsName(cfg.dir)); cfg.dir == "" || err != nil || !fi.IsDir() {
+			cfg.files = nil
+		}
 	}
 	f, err := parse(script)
 	if err != nil {
@@ -98,13 +107,33 @@ type analyzer struct {
 	dirStack []string
 	vars     map[string][]wordVal
 	funcs    map[string]bool
-	seen     map[pathKey]int
-	src      string   // source of the script being walked, for positions
-	depth    int      // nesting of strings run as scripts
-	line     int      // when depth > 0, the line of the outer command
-	col      int      // and its column
-	via      []string // wrappers around the commands being walked
-	network  int      // network findings so far, to spot curl | sh
+	// copied maps a path cp copied (as shown) to where it copied it, so
+	// that a later rm of it reads as the move it completes.
+	copied map[string]string
+	// counted caches what count found per pattern (-1: not known).
+	counted map[string]int
+	seen    map[pathKey]int
+	src     string   // source of the script being walked, for positions
+	depth   int      // nesting of strings run as scripts
+	line    int      // when depth > 0, the line of the outer command
+	col     int      // and its column
+	via     []string // wrappers around the commands being walked
+	network int      // network findings so far, to spot curl | sh
+	// eachShown is the placeholder ({}) that the variable eachVar stands
+	// for in the script being walked, "" when none.
+	eachShown string
+	// fetching is set while a command that downloads is analysed: what it
+	// writes came from the network.
+	fetching bool
+	// root counts the wrappers that run what is being walked as root
+	// (sudo without -u).
+	root int
+	// downloaded holds the paths (as shown) that a download wrote.
+	downloaded map[string]bool
+	// unsure is set once the script may have changed paths the analysis
+	// cannot name (a dynamic or recursive write, an unknown command):
+	// from then on, Files no longer tells what exists.
+	unsure bool
 
 	// cur is the simple command being analysed, pipeCall the pipeline
 	// member being walked. pipeIn holds the paths the member reads as
@@ -117,6 +146,9 @@ type analyzer struct {
 	// loop, readIn what a read in its condition reads (pipeIn).
 	pipeLoop *syntax.WhileClause
 	readIn   []wordVal
+	// fileLoop is the while loop being walked whose input is a file
+	// (while read f; do ...; done < list).
+	fileLoop *syntax.WhileClause
 }
 
 // wordVal is one value a word may take.
@@ -129,6 +161,13 @@ type wordVal struct {
 	procSubst bool   // a <(...) or >(...): a pipe, not a file
 	src       string // the word as written, when it comes from the script
 	alt       bool   // a second or later value of the same word
+	// each is set for a value that stands for one of several paths, one
+	// per run of the command: a loop variable, what xargs -I or find
+	// -exec ... ; put in for {}.
+	each bool
+	// fromNet is set for a value made by a substitution that downloads:
+	// "$(curl -fsSL URL)", <(wget -O- URL).
+	fromNet bool
 }
 
 func (a *analyzer) stmts(ss []*syntax.Stmt) {
@@ -142,7 +181,12 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		return
 	}
 	if s.Cmd != nil {
+		old := a.fileLoop
+		if w, ok := s.Cmd.(*syntax.WhileClause); ok && readsFile(s) {
+			a.fileLoop = w
+		}
 		a.command(s.Cmd)
+		a.fileLoop = old
 	}
 	label := "a redirection"
 	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
@@ -151,7 +195,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		}
 	}
 	a.redirects(s, label)
-	if readsScriptFromStdin(s) {
+	if reads, _ := readsScriptFromStdin(s); reads {
 		a.stdinScript(s, label)
 	}
 }
@@ -170,7 +214,7 @@ func (a *analyzer) stdinScript(s *syntax.Stmt, label string) {
 		line, col := a.pos(s)
 		vals := a.wordVals(w)
 		if len(vals) != 1 || !vals[0].lit {
-			a.finding(WritesOutside, "dynamic", fmt.Sprintf("%s runs a script known only at run time", label), line)
+			a.finding(WritesInside, "dynamic", fmt.Sprintf("%s runs a script known only at run time; the sandbox will show what it changes", label), line)
 			continue
 		}
 		a.script(vals[0].text, label+" <<", line, col)
@@ -187,7 +231,14 @@ func (a *analyzer) pos(n syntax.Node) (int, int) {
 }
 
 // source returns the source text of n.
-func (a *analyzer) source(n syntax.Node) string {
+func (a *analyzer) source(n syntax.Node) (src string) {
+	// A brace expansion with an empty element ({,}) has no position:
+	// syntax's Pos indexes its missing first word.
+	defer func() {
+		if recover() != nil {
+			src = "?"
+		}
+	}()
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
 	if start < 0 || end > len(a.src) || start > end {
 		return "?"
@@ -235,9 +286,15 @@ func (a *analyzer) command(cmd syntax.Command) {
 			a.stmts(ic.Then)
 		}
 	case *syntax.WhileClause:
-		if c == a.pipeLoop && !c.Until {
+		switch {
+		case c.Until:
+		case c == a.pipeLoop && a.pipeIn != nil:
 			// find ... | while read f: f is each path find printed.
-			a.readIn = a.pipeIn
+			a.readIn = eachOf(a.pipeIn)
+		case c == a.pipeLoop || c == a.fileLoop:
+			// cat list | while read f, while read f; ...; done < list:
+			// f is each line of the input.
+			a.readIn = []wordVal{inputVal()}
 		}
 		a.stmts(c.Cond)
 		a.readIn = nil
@@ -249,11 +306,11 @@ func (a *analyzer) command(cmd syntax.Command) {
 				vals = append(vals, a.wordVals(w)...)
 			}
 			if params, ok := a.vars["@"]; ok && !wi.InPos.IsValid() {
-				a.vars[wi.Name.Value] = params // for f; do: the positional parameters
+				a.vars[wi.Name.Value] = eachOf(params) // for f; do: the positional parameters
 			} else if !wi.InPos.IsValid() || len(vals) == 0 || len(vals) > maxAlternatives || anyDynamic(vals) {
 				delete(a.vars, wi.Name.Value)
 			} else {
-				a.vars[wi.Name.Value] = vals
+				a.vars[wi.Name.Value] = eachOf(vals)
 			}
 		} else {
 			a.substs(c.Loop)
@@ -340,19 +397,14 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd) {
 		case !passesLines(call):
 			in = nil
 		}
-		if i > 0 && a.network > before && readsScriptFromStdin(s) {
-			line, _ := a.pos(s)
-			a.finding(CannotUndo, "irreversible", "runs code downloaded from the network in a shell", line)
+		if i > 0 && a.network > before {
+			if reads, root := readsScriptFromStdin(s); reads {
+				line, _ := a.pos(s)
+				a.runsDownloaded(line, root)
+			}
 		}
 	}
 	a.pipeCall, a.pipeIn, a.pipeOut, a.pipeLoop = oldCall, oldIn, oldOut, oldLoop
-}
-
-// lineFilters print some of their input lines, unchanged; the value
-// lists the short options that take an argument.
-var lineFilters = map[string]string{
-	"sort": "kotST", "uniq": "fsw", "head": "nc", "tail": "nc", "tac": "s", "shuf": "noi",
-	"grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",
 }
 
 // passesLines reports whether a pipeline member prints only lines of its
@@ -363,10 +415,11 @@ func passesLines(c *syntax.CallExpr) bool {
 		return false
 	}
 	name := path.Base(c.Args[0].Lit())
-	withArg, ok := lineFilters[name]
-	if !ok {
+	e := lookup(name)
+	if e == nil || !e.spec.Filter {
 		return false
 	}
+	withArg := e.opts.arg
 	grep := strings.HasSuffix(name, "grep")
 	operands := 0
 	for i := 1; i < len(c.Args); i++ {
@@ -404,36 +457,79 @@ func passesLines(c *syntax.CallExpr) bool {
 }
 
 // readsScriptFromStdin reports whether s runs a shell or interpreter that
-// reads its program from standard input.
-func readsScriptFromStdin(s *syntax.Stmt) bool {
+// reads its program from standard input, and whether it runs it as root
+// (sudo bash).
+func readsScriptFromStdin(s *syntax.Stmt) (reads, root bool) {
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok {
-		return false
+		return false, false
 	}
 	args := call.Args
 	for len(args) > 0 {
-		switch name := path.Base(args[0].Lit()); name {
-		case "sudo", "doas", "env", "command", "exec", "nice":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") {
-				args = args[1:]
+		e := lookup(args[0].Lit())
+		switch {
+		case e == nil:
+		case e.spec.Class == ClassRuns && e.spec.OptionsFirst && e.spec.Name != "xargs" && e.spec.Name != "parallel" && e.spec.Name != "watch":
+			// A wrapper: what it runs reads the script.
+			if e.spec.Name == "sudo" || e.spec.Name == "doas" || e.spec.Name == "pkexec" {
+				root = !slices.ContainsFunc(args[1:], func(w *syntax.Word) bool {
+					l := w.Lit()
+					return l == "-u" || strings.HasPrefix(l, "--user")
+				})
 			}
+			args = skipOptions(args[1:], e.opts)
 			continue
-		case "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "perl", "ruby", "node":
+		case e.spec.StdinScript:
 			for _, w := range args[1:] {
 				lit := w.Lit()
 				if lit == "-" || lit == "-s" {
-					return true
+					return true, root
 				}
 				if !strings.HasPrefix(lit, "-") {
-					return false
+					return false, false
 				}
 			}
-			return true
+			return true, root
 		}
-		return false
+		return false, false
 	}
-	return false
+	return false, false
+}
+
+// runsDownloaded records that the script runs code it downloaded, which
+// nothing can check before it runs and the sandbox cannot vouch for.
+func (a *analyzer) runsDownloaded(line int, root bool) {
+	reason := "runs code downloaded from the network"
+	if root || a.root > 0 {
+		reason += " as root"
+	}
+	a.finding(CannotUndo, "irreversible", reason, line)
+}
+
+// skipOptions returns args without the options at their start, and the
+// values of those that take one, as spec says.
+func skipOptions(args []*syntax.Word, spec optSpec) []*syntax.Word {
+	for len(args) > 0 {
+		lit := args[0].Lit()
+		switch {
+		case lit == "--":
+			return args[1:]
+		case !strings.HasPrefix(lit, "-") || lit == "-":
+			return args
+		case strings.HasPrefix(lit, "--"):
+			name, _, hasVal := strings.Cut(lit[2:], "=")
+			if !hasVal && contains(spec.long, name) && len(args) > 1 {
+				args = args[1:]
+			}
+		default:
+			last := lit[len(lit)-1:]
+			if len(lit) == 2 && strings.Contains(spec.arg, last) && len(args) > 1 {
+				args = args[1:]
+			}
+		}
+		args = args[1:]
+	}
+	return args
 }
 
 // assign records a variable assignment's value when it is known.
@@ -465,6 +561,32 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	delete(a.vars, name)
 }
 
+// eachOf returns the values marked as standing for one path per run.
+func eachOf(vals []wordVal) []wordVal {
+	out := make([]wordVal, len(vals))
+	for i, v := range vals {
+		v.each = true
+		out[i] = v
+	}
+	return out
+}
+
+// inputVal is a line read from a command's input: any path, one per run.
+func inputVal() wordVal {
+	return wordVal{text: inputText, pattern: string(anyMark), dynamic: true, each: true}
+}
+
+// readsFile reports whether a statement's input is redirected from a file
+// (< list), not from a here-document.
+func readsFile(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		if r.Op == syntax.RdrIn {
+			return true
+		}
+	}
+	return false
+}
+
 // anyDynamic reports whether any value depends on run time.
 func anyDynamic(vals []wordVal) bool {
 	for _, v := range vals {
@@ -491,6 +613,9 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 			a.substs(as.Array)
 		}
 	}
+	// The position first: expanding braces ({,}) changes the words, and an
+	// empty brace element has none.
+	line, col := a.pos(c.Args[0])
 	var args []wordVal
 	for _, w := range c.Args {
 		args = append(args, a.wordVals(w)...)
@@ -498,7 +623,6 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if len(args) == 0 {
 		return
 	}
-	line, col := a.pos(c.Args[0])
 	old := a.cur
 	a.cur = c
 	a.exec(args, line, col)
@@ -528,7 +652,9 @@ func (a *analyzer) redirects(s *syntax.Stmt, label string) {
 			switch r.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 				syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
-				a.path(v, Write, false, label, line)
+				if !a.parentMissing(v, label, line) {
+					a.path(v, Write, false, label, line)
+				}
 			case syntax.RdrIn:
 				a.path(v, Read, false, label, line)
 			case syntax.RdrInOut:
@@ -609,13 +735,19 @@ func (a *analyzer) appendPart(vals []wordVal, part syntax.WordPart, first, quote
 		a.substs(p)
 		vals = appendDynamic(vals, a.source(p))
 	case *syntax.CmdSubst:
+		before := a.network
 		a.withVia("$(...)", func() { a.subshell(func() { a.stmts(p.Stmts) }) })
 		vals = appendDynamic(vals, a.source(p))
+		for i := range vals {
+			vals[i].fromNet = vals[i].fromNet || a.network > before
+		}
 	case *syntax.ProcSubst:
+		before := a.network
 		a.withVia("<(...)", func() { a.subshell(func() { a.stmts(p.Stmts) }) })
 		vals = appendDynamic(vals, a.source(p))
 		for i := range vals {
 			vals[i].procSubst = true
+			vals[i].fromNet = vals[i].fromNet || a.network > before
 		}
 	case *syntax.ArithmExp:
 		a.substs(p)
@@ -665,6 +797,8 @@ func cross(vals, sub []wordVal) []wordVal {
 			n.lit = v.lit && s.lit && !s.glob
 			n.glob = v.glob || s.glob
 			n.dynamic = v.dynamic || s.dynamic
+			n.each = v.each || s.each
+			n.fromNet = v.fromNet || s.fromNet
 			out = append(out, n)
 		}
 	}
@@ -770,10 +904,29 @@ func (a *analyzer) lit(src string, first, quoted bool) (text, pattern string, gl
 // or a variable assigned a known value or bound by a for loop.
 func (a *analyzer) param(p *syntax.ParamExp) ([]wordVal, bool) {
 	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.NestedParam != nil ||
-		p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 || len(p.Modifiers) > 0 {
+		p.Slice != nil || p.Names != 0 || len(p.Modifiers) > 0 {
 		return nil, false
 	}
-	name := p.Param.Value
+	vals, ok := a.paramVals(p.Param.Value)
+	switch {
+	case !ok:
+		return nil, false
+	case p.Repl != nil:
+		return a.replace(p, vals), true
+	case p.Exp != nil:
+		switch p.Exp.Op {
+		case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+			return a.trim(p, vals), true
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+			return vals, true // set, so the default is not used
+		}
+		return nil, false
+	}
+	return vals, true
+}
+
+// paramVals returns the values a variable is known to have.
+func (a *analyzer) paramVals(name string) ([]wordVal, bool) {
 	if v, ok := a.vars[name]; ok {
 		return v, true
 	}
@@ -934,77 +1087,137 @@ func specialFile(p string) bool {
 
 // path records a path use and the finding it implies.
 func (a *analyzer) path(v wordVal, acc Access, recursive bool, cmd string, line int) {
-	if v.procSubst || (v.text == "" && !v.dynamic) || (v.text == "-" && v.lit && acc != Delete) {
+	u, ok := a.use(v, acc, recursive, cmd, line)
+	if !ok || acc == Read {
 		return
+	}
+	a.findingFor(u, cmd, line)
+}
+
+// use records a path use without a finding, and returns it; ok is false
+// when there is nothing to record (a pipe, /dev/null, a use already
+// recorded).
+func (a *analyzer) use(v wordVal, acc Access, recursive bool, cmd string, line int) (PathUse, bool) {
+	if v.procSubst || (v.text == "" && !v.dynamic) || (v.text == "-" && v.lit && acc != Delete) {
+		return PathUse{}, false
 	}
 	show, pattern, dynamic := a.resolve(v)
 	if specialFile(show) {
-		return
+		return PathUse{}, false
 	}
+	show = a.shown(show)
 	key := pathKey{show, acc, v.glob}
 	if i, ok := a.seen[key]; ok {
 		a.rep.Paths[i].Recursive = a.rep.Paths[i].Recursive || recursive
-		return
+		return PathUse{}, false
 	}
 	a.seen[key] = len(a.rep.Paths)
-	a.rep.Paths = append(a.rep.Paths, PathUse{
+	u := PathUse{
 		Path: show, Access: acc, Glob: v.glob, Dynamic: dynamic, Recursive: recursive,
 		Command: cmd, Line: line, Pattern: strings.ReplaceAll(pattern, string(anyMark), "**"),
-	})
-	if acc == Read {
-		return
 	}
-	what := Quote(show)
+	a.rep.Paths = append(a.rep.Paths, u)
+	if a.fetching && (acc == Write || acc == Create) {
+		if a.downloaded == nil {
+			a.downloaded = map[string]bool{}
+		}
+		a.downloaded[show] = true
+	}
+	if acc != Read && acc != Delete && (dynamic || recursive) {
+		a.unsure = true // what exists from now on is not known
+	}
+	return u, true
+}
+
+// what names a path use for a finding: the path quoted, or what it stands
+// for.
+func what(u PathUse, cmd string) string {
+	w := Quote(u.Path)
 	switch {
-	case show == inputText:
-		what = "paths read from its input"
-	case recursive && acc == Create:
-		what = "into " + what
-	case recursive && cmd == "find":
-		what = "what it finds under " + what
-	case recursive:
+	case u.Path == inputText:
+		w = "paths read from its input"
+	case strings.Contains(u.Path, inputText):
+		w += " for each path read from its input"
+	case u.Recursive && u.Access == Create:
+		w = "into " + w
+	case u.Recursive && cmd == "find":
+		w = "what it finds under " + w
+	case u.Recursive:
 		if cmd != "mv" {
-			what += " and everything under it"
+			w += " and everything under it"
 		}
 	}
-	if dynamic && show != inputText {
-		what += " (known only at run time)"
+	if u.Dynamic && !strings.Contains(u.Path, inputText) {
+		w += " (known only at run time)"
 	}
+	return w
+}
+
+// findingFor records the finding a path use implies.
+func (a *analyzer) findingFor(u PathUse, cmd string, line int) {
+	w := what(u, cmd)
+	show := u.Path
 	switch {
 	case strings.HasPrefix(show, "/dev/") || strings.HasPrefix(show, "/proc/") || strings.HasPrefix(show, "/sys/"):
-		a.finding(CannotUndo, "irreversible", fmt.Sprintf("%s writes to %s, a device or kernel file the sandbox cannot undo", cmd, what), line)
-	case acc == Delete && cmd == "mv":
-		r := WritesInside
-		if dynamic || !a.inside(show) {
-			r = WritesOutside
-		}
-		a.finding(r, "write", fmt.Sprintf("mv moves %s away", what), line)
-	case acc == Delete:
-		a.finding(Deletes, "delete", fmt.Sprintf("%s deletes %s", cmd, what), line)
-	case dynamic && !a.insideDynamic(show):
-		a.finding(WritesOutside, "dynamic", fmt.Sprintf("%s %s %s", cmd, verbFor(acc, recursive), what), line)
-	case a.inside(show):
-		a.finding(WritesInside, "write", fmt.Sprintf("%s %s %s", cmd, verbFor(acc, recursive), what), line)
+		a.finding(CannotUndo, "irreversible", fmt.Sprintf("%s writes to %s, a device or kernel file the sandbox cannot undo", cmd, w), line)
+	case u.Access == Delete && cmd == "mv":
+		a.finding(a.writeRisk(u), "write", fmt.Sprintf("mv moves %s away", w), line)
+	case u.Access == Delete:
+		a.finding(Deletes, "delete", fmt.Sprintf("%s deletes %s", cmd, w), line)
 	default:
-		a.finding(WritesOutside, "write", fmt.Sprintf("%s %s %s, outside the working directory", cmd, verbFor(acc, recursive), what), line)
+		switch a.place(u) {
+		case placeInside:
+			a.finding(WritesInside, "write", fmt.Sprintf("%s %s %s", cmd, verbFor(u.Access, u.Recursive), w), line)
+		case placeOutside:
+			a.finding(WritesOutside, "write", fmt.Sprintf("%s %s %s, outside the working directory", cmd, verbFor(u.Access, u.Recursive), w), line)
+		default:
+			a.finding(WritesInside, "dynamic", fmt.Sprintf("%s %s %s", cmd, verbFor(u.Access, u.Recursive), w), line)
+		}
 	}
 }
 
-// insideDynamic reports whether a dynamic path is certainly under the
-// starting directory: its literal prefix is.
-func (a *analyzer) insideDynamic(show string) bool {
-	i := strings.IndexByte(show, '$')
-	if j := strings.IndexByte(show, '`'); j >= 0 && (i < 0 || j < i) {
-		i = j
+// writeRisk is the risk of a change to a path that loses nothing: inside
+// or outside the working directory, inside when only run time tells.
+func (a *analyzer) writeRisk(u PathUse) Risk {
+	if a.place(u) == placeOutside {
+		return WritesOutside
 	}
-	if i <= 0 {
-		return false
+	return WritesInside
+}
+
+// place is where a path is, as far as the analysis knows.
+type place int
+
+const (
+	placeInside place = iota
+	placeOutside
+	placeUnknown
+)
+
+// place tells whether a use's path is under the starting directory. A
+// dynamic path is where its literal directory prefix is ("/srv/$x" is
+// outside, "$f" unknown).
+func (a *analyzer) place(u PathUse) place {
+	show := u.Path
+	if u.Dynamic {
+		i := strings.IndexAny(show, "$`<")
+		if i < 0 {
+			i = len(show)
+		}
+		dir := show[:i]
+		j := strings.LastIndexByte(dir, '/')
+		if j < 0 || !strings.HasPrefix(dir, "/") && a.cfg.dir != "" {
+			return placeUnknown
+		}
+		show = dir[:j]
+		if show == "" {
+			show = "/"
+		}
 	}
-	dir := show[:i]
-	if !strings.HasSuffix(dir, "/") {
-		return false
+	if a.inside(show) {
+		return placeInside
 	}
-	return a.inside(strings.TrimSuffix(dir, "/"))
+	return placeOutside
 }
 
 func verb(acc Access) string {
@@ -1029,6 +1242,8 @@ func (a *analyzer) finding(r Risk, kind, reason string, line int) {
 		a.rep.Privileged = true
 	case "irreversible":
 		a.rep.Irreversible = true
+	case "unknown-command", "dynamic", "unparsed":
+		a.unsure = true // it may change what the analysis cannot name
 	}
 	if r == CannotUndo {
 		a.rep.Irreversible = true
@@ -1045,12 +1260,12 @@ func (a *analyzer) finding(r Risk, kind, reason string, line int) {
 // script analyses a string run as a script (sh -c, eval, su -c).
 func (a *analyzer) script(src, via string, line, col int) {
 	if a.depth >= a.cfg.maxDepth {
-		a.finding(WritesOutside, "unparsed", fmt.Sprintf("%s runs a script nested too deeply to analyse", via), line)
+		a.finding(WritesInside, "unparsed", fmt.Sprintf("%s runs a script nested too deeply to analyse; the sandbox will show what it changes", via), line)
 		return
 	}
 	f, err := parse(src)
 	if err != nil {
-		a.finding(WritesOutside, "unparsed", fmt.Sprintf("%s runs a string that does not parse: %s", via, Escape(err.Error())), line)
+		a.finding(WritesInside, "unparsed", fmt.Sprintf("%s runs a string that does not parse: %s", via, Escape(err.Error())), line)
 		return
 	}
 	oldSrc, oldLine, oldCol := a.src, a.line, a.col

@@ -127,7 +127,8 @@ var analyzeTests = []struct {
 
 	{"gcc -fno-common -o app main.c", summary{Cmds: l("gcc"), Read: l("/h/p/main.c"), Write: l("/h/p/app"), Risk: WritesInside}},
 	{"gcc -Wall x.c", summary{Cmds: l("gcc"), Read: l("/h/p/x.c"), Write: l("/h/p/a.out"), Risk: WritesInside}},
-	{"curl -sLo \"$out\" https://e.com/f", summary{Cmds: l("curl"), Write: l("$out (d)"), Network: true, Risk: WritesOutside}},
+	// Where $out is, only run time tells: not labelled outside.
+	{"curl -sLo \"$out\" https://e.com/f", summary{Cmds: l("curl"), Write: l("$out (d)"), Network: true, Risk: WritesInside}},
 	{"curl --output=dl/f.bin https://e.com/f", summary{Cmds: l("curl"), Write: l("/h/p/dl/f.bin"), Network: true, Risk: WritesInside}},
 	{"xargs -a list.txt rm", summary{Cmds: l("xargs", "rm"), Read: l("/h/p/list.txt"), Delete: l("<input> (d)"), Risk: Deletes}},
 	{"strace -o trace.txt ls -o", summary{Cmds: l("strace", "ls"), Write: l("/h/p/trace.txt"), Risk: WritesInside}},
@@ -145,7 +146,8 @@ var analyzeTests = []struct {
 	{`rm "*.o"`, summary{Cmds: l("rm"), Delete: l("/h/p/*.o"), Risk: Deletes}},
 	{"rm -- -f", summary{Cmds: l("rm"), Delete: l("/h/p/-f"), Risk: Deletes}},
 	{"rm -r ~/old ./tmp/ /var/tmp/x", summary{Cmds: l("rm"), Delete: l("/h/old (r)", "/h/p/tmp (r)", "/var/tmp/x (r)"), Risk: Deletes}},
-	{"rmdir empty", summary{Cmds: l("rmdir"), Delete: l("/h/p/empty"), Risk: Deletes}},
+	// rmdir removes only an empty directory: nothing is lost.
+	{"rmdir empty", summary{Cmds: l("rmdir"), Delete: l("/h/p/empty"), Risk: WritesInside}},
 	{"unlink f", summary{Cmds: l("unlink"), Delete: l("/h/p/f"), Risk: Deletes}},
 	{"shred -u secret", summary{Cmds: l("shred"), Write: l("/h/p/secret"), Delete: l("/h/p/secret"), Risk: Deletes}},
 	{"find . -name '*.tmp' -delete", summary{Cmds: l("find"), Read: l("/h/p (r)"), Delete: l("/h/p/**/*.tmp (g)"), Risk: Deletes}},
@@ -157,20 +159,21 @@ var analyzeTests = []struct {
 	{"find /tmp/a -name '*.log' -mtime +5 | sort | head -n 3 | xargs rm", summary{Cmds: l("find", "sort", "head", "xargs", "rm"), Read: l("/tmp/a (r)"), Delete: l("/tmp/a/**/*.log (g)"), Risk: Deletes}},
 	{"find a -name '*.c' -o -name '*.h' | grep -v test | xargs -I{} mv {} b", summary{Cmds: l("find", "grep", "xargs", "mv"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.c (rg)", "/h/p/a/**/*.h (rg)"), Create: l("/h/p/b (r)"), Risk: WritesInside}},
 	{"find a -type f | xargs -i cp -p {} .", summary{Cmds: l("find", "xargs", "cp"), Read: l("/h/p/a (r)", "/h/p/a/** (g)"), Create: l("/h/p (r)"), Risk: WritesInside}},
-	{"ls | xargs -l1 -i{} rm {}", summary{Cmds: l("ls", "xargs", "rm"), Delete: l("<input> (d)"), Risk: Deletes}},
+	// ls prints the names here, one per line.
+	{"ls | xargs -l1 -i{} rm {}", summary{Cmds: l("ls", "xargs", "rm"), Delete: l("/h/p/* (g)"), Risk: Deletes}},
 	{"find a -name '*.tmp' | while IFS= read -r f; do rm -- \"$f\"; done", summary{Cmds: l("find", "read", "rm"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.tmp (g)"), Risk: Deletes}},
 	{"find a | while read f g; do rm \"$f\"; done", summary{Cmds: l("find", "read", "rm"), Read: l("/h/p/a (r)"), Delete: l("$f (d)"), Risk: Deletes}},
 	// but not through what changes the lines, or from find -exec.
 	{"find a | grep -c x | xargs rm", summary{Cmds: l("find", "grep", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("<input> (d)"), Risk: Deletes}},
 	{"find a | sort | uniq -c | xargs rm", summary{Cmds: l("find", "sort", "uniq", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("<input> (d)"), Risk: Deletes}},
 	{"find a -exec cat {} + | xargs rm", summary{Cmds: l("find", "cat", "xargs", "rm"), Read: l("/h/p/a (r)", "/h/p/a/** (g)"), Delete: l("<input> (d)"), Risk: Deletes}},
-	{"find a | xargs sh -c 'ls | xargs rm'", summary{Cmds: l("find", "xargs", "sh", "ls", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("<input> (d)"), Risk: Deletes}},
+	{"find a | xargs sh -c 'ls | xargs rm'", summary{Cmds: l("find", "xargs", "sh", "ls", "xargs", "rm"), Read: l("/h/p/a (r)"), Delete: l("/h/p/* (g)"), Risk: Deletes}},
 	// sh -c sees its arguments as $0, $1, "$@".
-	{"find a -name '*.txt' -exec sh -c 'mv \"$0\" \"${0%.txt}.md\"' {} \\;", summary{Cmds: l("find", "sh", "mv"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.txt (rg)"), Create: l("${0%.txt}.md (rd)"), Risk: WritesOutside}},
+	{"find a -name '*.txt' -exec sh -c 'mv \"$0\" \"${0%.txt}.md\"' {} \\;", summary{Cmds: l("find", "sh", "mv"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.txt (rg)"), Create: l("/h/p/a/**/*.md (rg)"), Risk: WritesInside}},
 	{"find a -name '*.o' -exec bash -c 'for f; do rm \"$f\"; done' _ {} +", summary{Cmds: l("find", "bash", "rm"), Read: l("/h/p/a (r)"), Delete: l("/h/p/a/**/*.o (g)"), Risk: Deletes}},
 	{"sh -c 'rm \"$1\" \"$0\"' x y", summary{Cmds: l("sh", "rm"), Delete: l("/h/p/y", "/h/p/x"), Risk: Deletes}},
 	{"sh -c 'rm \"$1\"'", summary{Cmds: l("sh", "rm"), Delete: l("$1 (d)"), Risk: Deletes}},
-	{"ls *.log | xargs -I{} mv {} old/", summary{Cmds: l("ls", "xargs", "mv"), Read: l("/h/p/*.log (g)"), Delete: l("<input> (rd)"), Create: l("/h/p/old (r)"), Risk: WritesOutside}},
+	{"ls *.log | xargs -I{} mv {} old/", summary{Cmds: l("ls", "xargs", "mv"), Read: l("/h/p/*.log (g)"), Delete: l("/h/p/*.log (rg)"), Create: l("/h/p/old (r)"), Risk: WritesInside}},
 	{"gzip notes.txt", summary{Cmds: l("gzip"), Read: l("/h/p/notes.txt"), Delete: l("/h/p/notes.txt"), Create: l("/h/p/notes.txt.gz"), Risk: Deletes}},
 	{"gunzip a.gz", summary{Cmds: l("gunzip"), Read: l("/h/p/a.gz"), Delete: l("/h/p/a.gz"), Create: l("/h/p/a"), Risk: Deletes}},
 	{"git clean -fdx", summary{Cmds: l("git"), Delete: l("/h/p (r)"), Risk: Deletes}},
@@ -195,7 +198,7 @@ var analyzeTests = []struct {
 	{"clean() { rm -rf out; }; clean", summary{Cmds: l("rm", "clean"), Delete: l("/h/p/out (r)"), Risk: Deletes}},
 	{"for f in a.txt b.txt; do rm \"$f\"; done", summary{Cmds: l("rm"), Delete: l("/h/p/a.txt", "/h/p/b.txt"), Risk: Deletes}},
 	{"for f in *.jpg; do mv \"$f\" archive/; done", summary{Cmds: l("mv"), Delete: l("/h/p/*.jpg (rg)"), Create: l("/h/p/archive (r)"), Risk: WritesInside}},
-	{"while read f; do rm \"$f\"; done < list", summary{Cmds: l("read", "rm"), Delete: l("$f (d)"), Read: l("/h/p/list"), Risk: Deletes}},
+	{"while read f; do rm \"$f\"; done < list", summary{Cmds: l("read", "rm"), Delete: l("<input> (d)"), Read: l("/h/p/list"), Risk: Deletes}},
 	{"if [ -d out ]; then rm -r out; else mkdir out; fi", summary{Cmds: l("[", "rm", "mkdir"), Delete: l("/h/p/out (r)"), Create: l("/h/p/out"), Risk: Deletes}},
 	{"case $1 in clean) rm -rf dist;; esac", summary{Cmds: l("rm"), Delete: l("/h/p/dist (r)"), Risk: Deletes}},
 	{"(cd /tmp && rm x); rm y", summary{Cmds: l("cd", "rm", "rm"), Delete: l("/tmp/x", "/h/p/y"), Risk: Deletes}},
@@ -210,14 +213,14 @@ var analyzeTests = []struct {
 	{"time make", summary{Cmds: l("make"), Risk: WritesInside}},
 	{"watch -n 5 'ls -l'", summary{Cmds: l("watch", "ls"), Risk: ReadOnly}},
 	{"xargs rm < files.txt", summary{Cmds: l("xargs", "rm"), Read: l("/h/p/files.txt"), Delete: l("<input> (d)"), Risk: Deletes}},
-	{"$EDITOR notes.txt", summary{Cmds: l("$EDITOR"), Risk: WritesOutside}},
+	{"$EDITOR notes.txt", summary{Cmds: l("$EDITOR"), Risk: WritesInside}},
 	{"command -v git", summary{Cmds: l("command"), Risk: ReadOnly}},
 	{"exec > log.txt", summary{Cmds: l("exec"), Write: l("/h/p/log.txt"), Risk: WritesInside}},
 	{"{ echo a; echo b; } > both", summary{Cmds: l("echo", "echo"), Write: l("/h/p/both"), Risk: WritesInside}},
 	{"cat <<EOF > conf\nx=$(date)\nEOF", summary{Cmds: l("cat", "date"), Write: l("/h/p/conf"), Risk: WritesInside}},
 	{"bash <<'EOF'\nrm -rf cache\nEOF", summary{Cmds: l("bash", "rm"), Delete: l("/h/p/cache (r)"), Risk: Deletes}},
 	{"sh <<< 'touch x'", summary{Cmds: l("sh", "touch"), Write: l("/h/p/x"), Risk: WritesInside}},
-	{"sudo sh <<EOF\nrm $X\nEOF", summary{Cmds: l("sudo", "sh"), Priv: true, Risk: WritesOutside}},
+	{"sudo sh <<EOF\nrm $X\nEOF", summary{Cmds: l("sudo", "sh"), Priv: true, Risk: WritesInside}},
 	{"X='*.txt'; rm $X; rm \"$X\"", summary{Cmds: l("rm", "rm"), Delete: l("/h/p/*.txt (g)", "/h/p/*.txt"), Risk: Deletes}},
 	{"for f in $(ls); do rm \"$f.bak\"; done", summary{Cmds: l("ls", "rm"), Delete: l("$f.bak (d)"), Risk: Deletes}},
 
@@ -232,7 +235,7 @@ var analyzeTests = []struct {
 	{"scp host:/etc/motd .", summary{Cmds: l("scp"), Create: l("/h/p (r)"), Network: true, Risk: WritesInside}},
 	{"rsync -a dir/ backup@nas:/b/", summary{Cmds: l("rsync"), Read: l("/h/p/dir (r)"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"ssh host uptime", summary{Cmds: l("ssh"), Network: true, Irrev: true, Risk: CannotUndo}},
-	{"ping -c 3 example.com", summary{Cmds: l("ping"), Network: true, Risk: ReadOnly}},
+	{"ping -c 3 example.com", summary{Cmds: l("ping"), Network: true, Risk: Network}},
 	{"nc -l 8080", summary{Cmds: l("nc"), Network: true, Irrev: true, Risk: CannotUndo}},
 	{"git clone https://github.com/a/b.git", summary{Cmds: l("git"), Create: l("/h/p/b (r)"), Network: true, Risk: WritesInside}},
 	{"git pull", summary{Cmds: l("git"), Write: l("/h/p (r)"), Network: true, Risk: WritesInside}},
@@ -253,12 +256,13 @@ var analyzeTests = []struct {
 	{"date", summary{Cmds: l("date"), Risk: ReadOnly}},
 	{"sudo useradd bob", summary{Cmds: l("sudo", "useradd"), Write: l("/etc/passwd", "/etc/shadow", "/etc/group"), Priv: true, Risk: WritesOutside}},
 
-	// Unknown and unanalysable.
+	// Unknown and unanalysable: the sandbox shows what they change; where,
+	// the analysis does not claim.
 	{"frobnicate --all", summary{Cmds: l("frobnicate"), Risk: WritesInside}},
 	{"python3 script.py", summary{Cmds: l("python3"), Read: l("/h/p/script.py"), Risk: WritesInside}},
-	{"bash deploy.sh", summary{Cmds: l("bash"), Read: l("/h/p/deploy.sh"), Risk: WritesOutside}},
-	{"sh -c \"$CMD\"", summary{Cmds: l("sh"), Risk: WritesOutside}},
-	{"sh -c 'echo \"unclosed'", summary{Cmds: l("sh"), Risk: WritesOutside}},
+	{"bash deploy.sh", summary{Cmds: l("bash"), Read: l("/h/p/deploy.sh"), Risk: WritesInside}},
+	{"sh -c \"$CMD\"", summary{Cmds: l("sh"), Risk: WritesInside}},
+	{"sh -c 'echo \"unclosed'", summary{Cmds: l("sh"), Risk: WritesInside}},
 }
 
 func TestAnalyze(t *testing.T) {
@@ -490,7 +494,7 @@ func TestAnalyzeArgs(t *testing.T) {
 		{"rm", "{}"},
 		{"ls"},
 		{"xargs", "-0", "rm", "-v"},
-		{"rm", "-v", "<input>"},
+		{"rm", "-v", "*"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args as written (-want +got):\n%s", diff)

@@ -15,6 +15,9 @@ const (
 	Deleted     Kind = "deleted"      // the path no longer exists
 	TypeChanged Kind = "type_changed" // e.g. a file replaced by a directory
 	MetaChanged Kind = "meta_changed" // same content; mode, owner, xattrs or times differ
+	// Renamed: the directory at From moved whole to Path. The changes
+	// below Path are relative to what was below From.
+	Renamed Kind = "renamed"
 )
 
 // FileType is the type of a file system object.
@@ -60,10 +63,12 @@ type Object struct {
 }
 
 // Change is one path that a run changed, with the objects before and after.
-// Before is nil for Created, After is nil for Deleted.
+// Before is nil for Created, After is nil for Deleted. For Renamed, Before
+// is the directory as it was at From.
 type Change struct {
 	Path   string  `json:"path"` // absolute, as seen on the live file system
 	Kind   Kind    `json:"kind"`
+	From   string  `json:"from,omitempty"` // for Renamed: where the directory was
 	Before *Object `json:"before,omitempty"`
 	After  *Object `json:"after,omitempty"`
 	// Meta names what differs for MetaChanged (and alongside Modified):

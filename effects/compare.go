@@ -97,6 +97,11 @@ func match(r *Report, cs *ChangeSet) matching {
 				m.hit[i] = true
 				m.state[ci] = covered
 			}
+			// A rename also deletes where the directory was: a
+			// predicted deletion there happened.
+			if c.Kind == Renamed && m.uses[i].covers(Change{Path: c.From, Kind: Deleted, Before: c.Before}) {
+				m.hit[i] = true
+			}
 		}
 		if m.state[ci] == unpredicted && implied(c, parents, m.uses) {
 			m.state[ci] = impliedChange

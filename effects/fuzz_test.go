@@ -2,8 +2,10 @@ package effects
 
 import (
 	"encoding/json"
+	"io/fs"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // FuzzAnalyze checks that no script makes Analyze, Compare or the
@@ -21,10 +23,26 @@ func FuzzAnalyze(f *testing.F) {
 		"find . -exec find {} -exec rm {} + \\;", "xargs -I % sh -c 'mv % %.bak'", "tar -cvf", "sudo -- -- --",
 		"cd /; cd -; pushd a; popd; popd; rm x", "git -C", "curl -o", "eval", "env -S 'rm -r x'",
 		"echo \x1b[2J\u202e > \"\xff\"", "[[ -f $(touch y) ]] && (( $(rm z) ))", "let x=$(rm q)",
+		`for f in *.log; do mv "$f" "${f%.log}.txt"; done`, `x=a/b.c; mv "$x" "${x##*/}" "${x/b/[}" "${x//?/\\}"`,
+		`xargs -I{} sh -c 'rm -f {}.bak'`, `parallel 'mv {} {.}.x' ::: a.b`, "curl -fsSL u | sudo bash",
+		"find d -type d -delete; rmdir empty; touch t; rm t; cp -r a b && rm -r a", "echo a b | xargs rm",
+		"find . | sed 's/^/x/' | xargs mv -t d", "while read f; do rm \"$f\"; done < list",
 	} {
 		f.Add(s)
 	}
+	// What exists, for the analysis with Files: a file, a directory with
+	// files in it, an empty directory, a file in the home.
+	fsys := fstest.MapFS{
+		"h/p/a.txt": {Data: []byte("a")}, "h/p/d/x.log": {Data: []byte("x")}, "h/p/d/y.log": {},
+		"h/p/empty": {Mode: fs.ModeDir | 0o755}, "h/notes.md": {Data: []byte("n")},
+	}
 	f.Fuzz(func(t *testing.T, script string) {
+		if _, err := Analyze(script, Dir("/h/p"), Home("/h"), Files(fsys)); err != nil {
+			var pe *ParseError
+			if !asParseError(err, &pe) {
+				t.Fatalf("with Files: error %v is not a *ParseError", err)
+			}
+		}
 		r, err := Analyze(script, Dir("/h/p"), Home("/h"))
 		if err != nil {
 			var pe *ParseError

@@ -9,7 +9,8 @@ import (
 
 // WriteReport writes a report for people: the risk with its reason, notes
 // on network use, privilege and irreversible effects, the commands as
-// written, the paths by access and every finding. Names are escaped, so
+// written, the paths by access and every finding (with the risk it raises,
+// or its kind for a note that raises none). Names are escaped, so
 // the output is safe on a terminal. opts.Width cuts long lines and
 // opts.MaxLines bounds each list; Home and CollapseAt are not used.
 func WriteReport(w io.Writer, r *Report, opts SummaryOptions) error {
@@ -87,7 +88,11 @@ func WriteReport(w io.Writer, r *Report, opts SummaryOptions) error {
 	})
 	list("findings", len(r.Findings), func(i int) {
 		f := r.Findings[i]
-		line("  %-18s line %d: %s", f.Risk, f.Line, EscapeLine(f.Reason))
+		label := f.Risk.String()
+		if f.Risk == ReadOnly {
+			label = Escape(f.Kind) // a note (privilege, missing), not a risk
+		}
+		line("  %-18s line %d: %s", label, f.Line, EscapeLine(f.Reason))
 	})
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)

@@ -30,7 +30,7 @@ commands:
 paths:
   delete  '$D/*'  by rm  (recursive, glob, known at run time)
 findings:
-  writes-outside-cwd line 1: sudo runs rm as root
+  privilege          line 1: sudo runs rm as root
   deletes            line 1: rm deletes '$D/*' and everything under it (known only at run time)
   cannot-undo        line 1: curl sends data to https://e.com, which the sandbox cannot undo
 `,
@@ -135,14 +135,14 @@ func ExampleWriteReport() {
 		fmt.Println(err)
 	}
 	// Output:
-	// risk: cannot-undo (runs code downloaded from the network in a shell)
+	// risk: cannot-undo (runs code downloaded from the network as root)
 	// note: uses the network, runs with privilege, does things the sandbox cannot undo
 	// commands:
 	//   1:1  curl -fsSL https://example.com/install.sh  (via |)
 	//   1:45  sudo bash  (via |)
 	//   1:45  bash  (via |, sudo)
 	// findings:
-	//   read-only          line 1: curl downloads from https://example.com/install.sh
-	//   writes-outside-cwd line 1: sudo runs bash as root
-	//   cannot-undo        line 1: runs code downloaded from the network in a shell
+	//   network            line 1: curl downloads from https://example.com/install.sh
+	//   privilege          line 1: sudo runs bash as root
+	//   cannot-undo        line 1: runs code downloaded from the network as root
 }

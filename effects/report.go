@@ -2,25 +2,30 @@ package effects
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
-// Risk ranks what a script may do, from harmless to irreversible. Each
-// level includes the ones below it.
+// Risk ranks what a script may do, from harmless to irreversible: what a
+// person should weigh before running it. A report's label says what the
+// analysis knows: a write whose place is known only at run time is not
+// said to be outside the working directory (its finding says so instead),
+// and a deletion of a file that is not there is no deletion.
 type Risk int
 
 // The risk levels, in increasing order.
 const (
 	ReadOnly      Risk = iota // reads files, changes nothing
-	WritesInside              // creates or changes files under the working directory
-	WritesOutside             // creates or changes files elsewhere, or where is unknown
-	Deletes                   // deletes files
+	Network                   // reaches the network (downloads, lookups), changes no file
+	WritesInside              // creates, changes or moves files under the working directory, or where only run time tells
+	WritesOutside             // creates, changes or moves files outside the working directory
+	Deletes                   // deletes files: their content is gone, not moved
 	CannotUndo                // does something the sandbox cannot undo: network sends, signals, services
 )
 
-var riskNames = [...]string{"read-only", "writes-inside-cwd", "writes-outside-cwd", "deletes", "cannot-undo"}
+var riskNames = [...]string{"read-only", "network", "writes-inside-cwd", "writes-outside-cwd", "deletes", "cannot-undo"}
 
-// String returns the risk's name as used in JSON: read-only,
+// String returns the risk's name as used in JSON: read-only, network,
 // writes-inside-cwd, writes-outside-cwd, deletes, cannot-undo.
 func (r Risk) String() string {
 	if r < 0 || int(r) >= len(riskNames) {
@@ -113,8 +118,10 @@ type PathUse struct {
 // script's risk to.
 type Finding struct {
 	Risk Risk `json:"risk"`
-	// Kind classifies the finding: write, delete, network, privilege,
-	// irreversible, dynamic, unknown-command, unparsed.
+	// Kind classifies the finding: write, rename, delete, missing,
+	// network, privilege, irreversible, dynamic, unknown-command, unparsed.
+	// A missing finding is a path the command acts on that does not
+	// exist (see Files), so the command does nothing to it.
 	Kind string `json:"kind"`
 	// Reason is a sentence for people. It quotes paths with Quote, so it
 	// is safe to print.
@@ -155,6 +162,29 @@ func (r *Report) PathsWith(a Access) []string {
 	return out
 }
 
+// Labels returns what the report says the script does: the distinct risks
+// its findings raise, lowest first, without ReadOnly. A script that
+// deletes inside the working directory and writes outside it is labelled
+// both writes-outside-cwd and deletes; Risk is the last label.
+func (r *Report) Labels() []Risk {
+	var seen [CannotUndo + 1]bool
+	for _, f := range r.Findings {
+		if f.Risk > ReadOnly && f.Risk <= CannotUndo {
+			seen[f.Risk] = true
+		}
+	}
+	if r.Irreversible {
+		seen[CannotUndo] = true
+	}
+	var out []Risk
+	for l, ok := range seen {
+		if ok {
+			out = append(out, Risk(l))
+		}
+	}
+	return out
+}
+
 // CommandNames returns the names of the commands that can run, in order,
 // without repeats.
 func (r *Report) CommandNames() []string {
@@ -184,7 +214,7 @@ type ParseError struct {
 
 // Error describes the error in one line, with the offending text escaped.
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("parse script: line %d, column %d: %s: %s", e.Line, e.Col, e.Msg, strings.TrimSpace(Escape(e.Text)))
+	return fmt.Sprintf("parse script: line %d, column %d: %s: %s", e.Line, e.Col, EscapeLine(e.Msg), strings.TrimSpace(Escape(e.Text)))
 }
 
 // Option configures Analyze.
@@ -193,6 +223,7 @@ type Option func(*config)
 type config struct {
 	dir, home string
 	maxDepth  int
+	files     fs.FS
 }
 
 // Dir sets the working directory the script runs in, so relative paths
@@ -201,6 +232,18 @@ func Dir(dir string) Option { return func(c *config) { c.dir = dir } }
 
 // Home sets the home directory, so ~ and $HOME resolve.
 func Home(dir string) Option { return func(c *config) { c.home = dir } }
+
+// Files lets Analyze look at the file system the script will run on,
+// through fsys, a view of / (os.DirFS("/") for the real one; names in it
+// have no leading slash). With it, a command on a path that is not there
+// (rm of a missing file, find in a directory that does not exist) is not
+// predicted to change it, a move onto a name that is not a directory is
+// told from one into a directory, and findings count what a glob covers
+// ("renames 3 files here"). Analyze looks only at paths the script has not
+// changed before it, and walks a directory for a pattern of any depth (find
+// -name) only up to a few thousand entries. The caller chooses what it
+// reads, so the package does no I/O of its own.
+func Files(fsys fs.FS) Option { return func(c *config) { c.files = fsys } }
 
 // MaxDepth bounds how deeply strings run as scripts (sh -c, eval, su -c)
 // are analysed; deeper ones become an "unparsed" finding. The default is 8.

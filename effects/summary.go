@@ -210,7 +210,7 @@ func writeTotals(w *bufio.Writer, changes []*Change, width int) {
 		counts[c.Kind]++
 	}
 	var parts []string
-	for _, k := range []Kind{Created, Modified, Deleted, TypeChanged, MetaChanged} {
+	for _, k := range []Kind{Created, Modified, Deleted, Renamed, TypeChanged, MetaChanged} {
 		if n := counts[k]; n > 0 {
 			parts = append(parts, commas(int64(n))+" "+kindWord(k))
 			delete(counts, k)
@@ -306,8 +306,22 @@ func describe(it item) (verb, details string) {
 		return "replaced", objectDetails(c.Before) + " → " + objectDetails(c.After)
 	case MetaChanged:
 		return "changed", strings.Join(metaDetails(c), ", ")
+	case Renamed:
+		parts := []string{"from " + renamedFrom(c)}
+		parts = append(parts, metaDetails(c)...)
+		return "renamed", strings.Join(parts, ", ")
 	}
 	return Escape(string(c.Kind)), ""
+}
+
+// renamedFrom names where a renamed directory was: by its name when it
+// stayed in the same directory, else by its whole path.
+func renamedFrom(c *Change) string {
+	from := c.From
+	if path.Dir(from) == path.Dir(c.Path) {
+		from = path.Base(from)
+	}
+	return Quote(from) + "/"
 }
 
 // objectDetails spells out one object: a file's size, a symlink's target,

@@ -4,87 +4,34 @@ import "strings"
 
 // Command describes one of nash's own commands, so the model can use it in
 // a script. A description goes into a prompt only when the request uses
-// one of its Triggers.
+// one of its Triggers. nash makes them from its command tree (Usage and
+// Description: its usage line and one-line help, so they cannot go stale)
+// and from Triggers; a planner given none describes no nash command.
 type Command struct {
-	Usage       string   // "nash undo [ID] [PATH...]"
+	Usage       string   // "nash undo [ID] [PATH...] [--force] [--json]"
 	Description string   // one line
 	Triggers    []string // lower-case words or phrases that call for it
 }
 
-// DefaultCommands returns the descriptions of nash's built-in commands.
-func DefaultCommands() []Command {
-	return []Command{
-		{
-			Usage:       `nash find [-k N] "QUERY"`,
-			Description: "print paths of files whose contents match QUERY by meaning or keyword (the semantic index), best first",
-			Triggers:    []string{"about", "mention", "contain", "related to", "regarding", "discuss", "topic", "semantic", "similar to", "find files that", "documents that"},
-		},
-		{
-			Usage:       "nash undo [ID] [PATH...]",
-			Description: "undo a committed transaction (the last one without ID), whole or only the given paths",
-			Triggers:    []string{"undo", "revert", "roll back", "rollback", "restore", "put back", "bring back", "recover"},
-		},
-		{
-			Usage:       "nash log [-n N] [PATH]",
-			Description: "list committed transactions, newest first, optionally only those that touched PATH",
-			Triggers:    []string{"log", "history of", "what did i", "what changed", "transactions", "last change", "recent changes", "when did"},
-		},
-		{
-			Usage:       "nash show ID",
-			Description: "show one transaction: its request, script and the files it changed",
-			Triggers:    []string{"show transaction", "what did", "changes of", "details of"},
-		},
-		{
-			Usage:       "nash forget ID",
-			Description: "drop the undo data of a transaction (it can no longer be undone)",
-			Triggers:    []string{"forget", "drop undo", "free space"},
-		},
-		{
-			Usage:       `nash group --by keyword|semantic "QUERY" --into DIR [--dir D] [--link] --yes`,
-			Description: "move (with --link: symlink) the indexed files matching QUERY into DIR, suffixing clashing names, as one undoable transaction",
-			Triggers:    []string{"group", "gather", "collect", "organize", "organise", "put together", "put all", "sort them into", "sort into", "into one folder", "into a folder", "into one directory", "into a directory", "file them", "bundle"},
-		},
-		{
-			Usage:       "nash join A B [--into C] --yes",
-			Description: "concatenate A and B into a new file C, or without --into append B to A and remove B, as one undoable transaction",
-			Triggers:    []string{"join", "concatenate", "concat", "combine", "merge", "append", "glue", "stitch", "into one file", "into a single file", "single file"},
-		},
-		{
-			Usage:       "nash lock PATH...",
-			Description: "make files read-only and refuse any nash commit or undo that would change them",
-			Triggers:    []string{"lock", "protect", "read-only", "readonly", "write-protect", "freeze", "prevent changes", "keep safe", "safe from", "don't let", "do not let", "nobody changes", "no one changes"},
-		},
-		{
-			Usage:       "nash unlock PATH...",
-			Description: "give locked files their write permission back, so commits may change them again",
-			Triggers:    []string{"unlock", "unprotect", "unfreeze", "make writable", "writable again", "allow changes", "no longer locked", "no longer protected"},
-		},
-		{
-			Usage:       "nash history PATH",
-			Description: "list the versions of a file that nash knows (its transactions and changes seen by the watcher), with numbers and dates",
-			Triggers:    []string{"history", "versions", "earlier version", "previous version", "older version", "old version", "version of", "how did", "used to look", "used to say"},
-		},
-		{
-			Usage:       "nash rollback PATH (--to-version N | --to-date DATE | --back N) --yes",
-			Description: "restore an earlier version of a file by its number from nash history, by date, or N versions back, as one undoable transaction",
-			Triggers:    []string{"roll back", "rollback", "roll it back", "revert", "restore", "go back to", "back to version", "earlier version", "previous version", "older version", "old version", "as it was", "version from", "from yesterday", "yesterday's", "last week's"},
-		},
-		{
-			Usage:       "nash share PATH [--for DURATION] | nash share --list | nash share --revoke TOKEN",
-			Description: "print a link that lets others download PATH from nash serve until it expires (default 3d); --list shows the links, --revoke ends one",
-			Triggers:    []string{"share", "sharing", "link to", "link for", "download link", "send a link", "send them a link", "url for", "url to", "let someone download", "let them download", "give access", "publish", "revoke"},
-		},
-		{
-			Usage:       "nash serve [--addr HOST:PORT]",
-			Description: "run the HTTP server that serves the shared links (loopback only unless --addr says otherwise)",
-			// Not "serve" alone: it would match every "server".
-			Triggers: []string{"nash serve", "serve files", "serve the", "serve it", "serve them", "serving", "share", "sharing", "download link"},
-		},
-		{
-			Usage:       "nash gc [--older-than DURATION]",
-			Description: "delete undo data older than DURATION to free space",
-			Triggers:    []string{"garbage", "gc", "free space", "clean up undo", "disk space used by nash"},
-		},
+// Triggers returns, by the name of a nash command, the lower-case words
+// and phrases of a request that call for its description.
+func Triggers() map[string][]string {
+	return map[string][]string{
+		"find":     {"about", "mention", "contain", "related to", "regarding", "discuss", "topic", "semantic", "similar to", "find files that", "documents that"},
+		"undo":     {"undo", "revert", "roll back", "rollback", "restore", "put back", "bring back", "recover"},
+		"log":      {"log", "history of", "what did i", "what changed", "transactions", "last change", "recent changes", "when did"},
+		"show":     {"show transaction", "what did", "changes of", "details of"},
+		"forget":   {"forget", "drop undo", "free space"},
+		"group":    {"group", "gather", "collect", "organize", "organise", "put together", "put all", "sort them into", "sort into", "into one folder", "into a folder", "into one directory", "into a directory", "file them", "bundle"},
+		"join":     {"join", "concatenate", "concat", "combine", "merge", "append", "glue", "stitch", "into one file", "into a single file", "single file"},
+		"lock":     {"lock", "protect", "read-only", "readonly", "write-protect", "freeze", "prevent changes", "keep safe", "safe from", "don't let", "do not let", "nobody changes", "no one changes"},
+		"unlock":   {"unlock", "unprotect", "unfreeze", "make writable", "writable again", "allow changes", "no longer locked", "no longer protected"},
+		"history":  {"history", "versions", "earlier version", "previous version", "older version", "old version", "version of", "how did", "used to look", "used to say"},
+		"rollback": {"roll back", "rollback", "roll it back", "revert", "restore", "go back to", "back to version", "earlier version", "previous version", "older version", "old version", "as it was", "version from", "from yesterday", "yesterday's", "last week's"},
+		"share":    {"share", "sharing", "link to", "link for", "download link", "send a link", "send them a link", "url for", "url to", "let someone download", "let them download", "give access", "publish", "revoke"},
+		// Not "serve" alone: it would match every "server".
+		"serve": {"nash serve", "serve files", "serve the", "serve it", "serve them", "serving", "share", "sharing", "download link"},
+		"gc":    {"garbage", "gc", "free space", "clean up undo", "disk space used by nash"},
 	}
 }
 

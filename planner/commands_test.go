@@ -56,7 +56,7 @@ func TestSelectCommands(t *testing.T) {
 		{"delete files modified yesterday in /tmp", nil, []string{"rollback", "history"}},
 		{"count the lines in block.go and clock.go", nil, []string{"lock", "unlock"}},
 	}
-	cmds := DefaultCommands()
+	cmds := triggerCommands()
 	for _, tt := range tests {
 		var got []string
 		for _, c := range selectCommands(tt.prompt, cmds) {
@@ -75,12 +75,23 @@ func TestSelectCommands(t *testing.T) {
 	}
 }
 
-// TestDefaultCommandsComplete checks that every command issue 7 adds is
-// described, with lower-case triggers (selectCommands lower-cases the
-// request, so an upper-case trigger would never match).
-func TestDefaultCommandsComplete(t *testing.T) {
+// triggerCommands is a Command for every name of Triggers, as nash makes
+// them (its usage lines are tested in cmd/nash).
+func triggerCommands() []Command {
+	var out []Command
+	for name, tr := range Triggers() {
+		out = append(out, Command{Usage: "nash " + name + " ARGS", Description: "does " + name, Triggers: tr})
+	}
+	slices.SortFunc(out, func(a, b Command) int { return strings.Compare(a.Usage, b.Usage) })
+	return out
+}
+
+// TestTriggersComplete checks that every command issue 7 adds has
+// triggers, all lower-case (selectCommands lower-cases the request, so an
+// upper-case trigger would never match).
+func TestTriggersComplete(t *testing.T) {
 	var names []string
-	for _, c := range DefaultCommands() {
+	for _, c := range triggerCommands() {
 		names = append(names, commandName(c))
 		if c.Description == "" || len(c.Triggers) == 0 {
 			t.Errorf("%s: no description or no triggers", c.Usage)
@@ -101,7 +112,8 @@ func TestDefaultCommandsComplete(t *testing.T) {
 // TestCommandsInPrompt checks that a chosen description reaches the model.
 func TestCommandsInPrompt(t *testing.T) {
 	m := &scriptedLLM{answers: []string{`{"script": "nash join a.txt b.txt --yes", "explanation": "joins"}`}}
-	p, err := New(LLM(m, "test"), ListingLimit(0))
+	join := Command{Usage: "nash join A B... [--into C] [--yes] [--json]", Description: "concatenate files", Triggers: Triggers()["join"]}
+	p, err := New(LLM(m, "test"), ListingLimit(0), Commands([]Command{join}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +124,7 @@ func TestCommandsInPrompt(t *testing.T) {
 	if len(a.Commands) != 1 || commandName(a.Commands[0]) != "join" {
 		t.Errorf("commands shown: %v", a.Commands)
 	}
-	if !strings.Contains(m.lastUser(), "nash join A B [--into C]") {
+	if !strings.Contains(m.lastUser(), "nash join A B... [--into C]") {
 		t.Errorf("the join description is not in the prompt:\n%s", m.lastUser())
 	}
 }

@@ -213,7 +213,8 @@ func UseRetriever(r Retriever, k int) Option {
 	}
 }
 
-// Commands replaces the descriptions of nash's own commands.
+// Commands sets the descriptions of nash's own commands that a prompt may
+// include (see Command); by default there are none.
 func Commands(c []Command) Option { return func(p *Planner) { p.commands = c } }
 
 // SystemInfo sets the machine description instead of detecting it.
@@ -243,9 +244,6 @@ func New(opts ...Option) (*Planner, error) {
 	}
 	if p.getenv == nil {
 		p.getenv = func(string) string { return "" }
-	}
-	if p.commands == nil {
-		p.commands = DefaultCommands()
 	}
 	if !p.systemSet {
 		p.system = DetectSystem(p.getenv)

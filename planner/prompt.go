@@ -143,7 +143,7 @@ func (p *Planner) gather(ctx context.Context, req Request, extra ...section) (pr
 			fmt.Fprintf(&sb, "%s\n    %s\n", c.Usage, c.Description)
 		}
 		parts.commands = cmds
-		parts.sections = append(parts.sections, section{name: "commands", title: "nash commands you may use in the script", body: strings.TrimRight(sb.String(), "\n")})
+		parts.sections = append(parts.sections, section{name: "commands", title: "nash commands you may use in the script (it cannot answer their questions: give --yes where a command takes it)", body: strings.TrimRight(sb.String(), "\n")})
 	}
 
 	if p.memory != nil && p.examplesK > 0 {

@@ -125,7 +125,7 @@ func TestScanSyntheticUpper(t *testing.T) {
 	must(unix.Lsetxattr(filepath.Join(upper, "o"), overlayXattrPrefix+"opaque", []byte("y"), 0))
 	must(os.WriteFile(filepath.Join(upper, "o", "new"), []byte("n"), 0o644))
 
-	cs, ops, err := scanLayers([]sandboxinit.Layer{{Point: live, Upper: upper}})
+	cs, ops, err := scanLayers([]sandboxinit.Layer{{Point: live, Upper: upper}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

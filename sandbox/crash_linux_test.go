@@ -40,14 +40,16 @@ func crasherMain() int {
 const crashSetup = `
 for i in $(seq 0 199); do echo "file $i" > f$i; done
 mkdir d k; for i in $(seq 0 49); do echo "d $i" > d/x$i; echo "k $i" > k/y$i; done
-ln f0 f0-link`
+ln f0 f0-link
+mkdir -p m/sub e g; for i in $(seq 0 19); do echo "m $i" > m/x$i; done; echo s > m/sub/s; echo g > g/g`
 
 const crashScript = `
 for i in $(seq 0 99); do echo changed >> f$i; done
 for i in $(seq 100 149); do rm f$i; done
 for i in $(seq 0 99); do echo new > n$i; done
 rm -rf k; mkdir nd; for i in $(seq 0 49); do echo nd > nd/z$i; done
-chmod 700 d; mv f150 renamed`
+chmod 700 d; mv f150 renamed
+mv m m2; echo changed >> m2/x0; rm m2/x1; echo new > m2/new; mv g e`
 
 // TestCrashSafety kills nash with SIGKILL at random instants during commit
 // and during undo; after recovery every path must be all-before or

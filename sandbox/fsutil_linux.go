@@ -57,7 +57,7 @@ func stripOverlayXattrs(p string, tree bool) error {
 		}
 		for _, n := range names {
 			if strings.HasPrefix(n, overlayXattrPrefix) {
-				if err := unix.Lremovexattr(p, n); err != nil && !errors.Is(err, unix.ENODATA) {
+				if err := removeXattr(p, n); err != nil {
 					return fmt.Errorf("remove xattr %s of %s: %w", n, p, err)
 				}
 			}
@@ -73,6 +73,34 @@ func stripOverlayXattrs(p string, tree bool) error {
 		}
 		return strip(q)
 	})
+}
+
+// removeXattr removes the extended attribute name of p. A user.* one
+// needs write permission on the file: an ordinary user's read-only file
+// (git's objects) is opened up for the moment it takes.
+func removeXattr(p, name string) error {
+	err := unix.Lremovexattr(p, name)
+	if errors.Is(err, unix.ENODATA) {
+		return nil
+	}
+	if !errors.Is(err, unix.EACCES) {
+		return err
+	}
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK || int(st.Uid) != os.Getuid() {
+		return err
+	}
+	if cerr := unix.Chmod(p, st.Mode&0o7777|0o200); cerr != nil {
+		return err
+	}
+	err = unix.Lremovexattr(p, name)
+	if cerr := unix.Chmod(p, st.Mode&0o7777); cerr != nil && err == nil {
+		err = cerr
+	}
+	if errors.Is(err, unix.ENODATA) {
+		return nil
+	}
+	return err
 }
 
 // listXattrs lists the extended attribute names of p (not following

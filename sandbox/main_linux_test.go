@@ -31,6 +31,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv("NASH_TEST_RENAME") != "" {
+		os.Exit(renameMain(os.Args[1:]))
+	}
+	if spec := os.Getenv("NASH_TEST_RENAMES"); spec != "" {
+		os.Exit(renamesMain(spec))
+	}
+	if os.Getenv("NASH_TEST_NET") != "" {
+		os.Exit(netHelperMain())
+	}
 	if os.Getenv("NASH_TEST_CRASHER") != "" {
 		os.Exit(crasherMain())
 	}

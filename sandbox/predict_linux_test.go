@@ -23,6 +23,14 @@ import (
 // -short). It is empty: on this corpus every deleted path is predicted.
 var missedDeletes = map[string]string{}
 
+// irreversibleGold are the gold commands that do something the sandbox
+// cannot undo, judged by hand since a change set cannot show it: the
+// cannot-undo label is right for these and wrong for every other command.
+var irreversibleGold = map[string]string{
+	"fs1/82#1": "wall writes to every logged-in terminal",
+	"fs1/82#2": "wall writes to every logged-in terminal",
+}
+
 // predictionClasses are the classes the test reports, in order: what a
 // person reads in a summary. Type changes count with modified paths.
 var predictionClasses = []effects.Kind{effects.Created, effects.Modified, effects.Deleted, effects.MetaChanged}
@@ -110,6 +118,7 @@ func TestInterCodePrediction(t *testing.T) {
 	var boundedDel effects.Accuracy // deletions predicted with a place
 	missedIDs := map[string]bool{}
 	var ran, parseErrors int
+	labels := newLabelEval()
 	only := os.Getenv("NASH_TEST_ONLY") // a task id prefix, to look at a few closely
 	for i := 0; i < len(tasks); i += step {
 		task := tasks[i]
@@ -120,7 +129,7 @@ func TestInterCodePrediction(t *testing.T) {
 				continue
 			}
 			cmd := intercode.Map(gold, base)
-			rep, err := effects.Analyze(cmd, effects.Dir(base), effects.Home(home))
+			rep, err := effects.Analyze(cmd, effects.Dir(base), effects.Home(home), effects.Files(os.DirFS("/")))
 			if err != nil {
 				parseErrors++
 				rep = &effects.Report{}
@@ -131,6 +140,10 @@ func TestInterCodePrediction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %q: run: %v", id, gold, err)
 			}
+			truth := observeLabels(sb, p, rep, base)
+			_, truth.did[effects.CannotUndo] = irreversibleGold[id]
+			truth.known[effects.CannotUndo] = true
+			labels.add(id, gold, rep, truth)
 			if err := sb.Abort(p.ID); err != nil {
 				t.Fatalf("%s: abort: %v", id, err)
 			}
@@ -207,6 +220,7 @@ func TestInterCodePrediction(t *testing.T) {
 			logTable(fmt.Sprintf("fs%d", fs), perFS[fs])
 		}
 	}
+	labels.log(t, "InterCode-ALFA")
 	t.Logf("deleted paths predicted by a deletion that names where (not \"any path\"): recall %.3f (%d of %d)",
 		boundedDel.Recall(), boundedDel.Covered, boundedDel.Observed)
 	t.Logf("commands with missed deletes (%d):", len(misses))
@@ -239,6 +253,16 @@ func TestInterCodePrediction(t *testing.T) {
 	}
 	for _, id := range unexplained {
 		t.Errorf("%s: a missed delete without an explanation in missedDeletes", id)
+	}
+	for _, l := range judgedLabels {
+		if p := labels[l].Precision(); p < 0.95 {
+			t.Errorf("label %s: precision %.3f, want at least 0.95", l, p)
+		}
+	}
+	for _, l := range []effects.Risk{effects.WritesOutside, effects.Deletes} {
+		if r := labels[l].Recall(); r < 1 {
+			t.Errorf("label %s: recall %.3f, want 1", l, r)
+		}
 	}
 	if r := total[effects.Deleted].Recall(); r < 0.95 {
 		t.Errorf("recall of deleted paths %.3f, want at least 0.95", r)

@@ -18,6 +18,8 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/sandboxinit"
+	"github.com/nash-shell/nash/internal/sandboxnet"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Pending is a finished run waiting for commit or abort.
@@ -34,6 +36,12 @@ type Pending struct {
 	// namespaces are unavailable and Unprotected allowed it.
 	Unsandboxed bool      `json:"unsandboxed,omitempty"`
 	Started     time.Time `json:"started"`
+	// Network lists what the run tried to reach outside the sandbox,
+	// allowed or not (none when it had the host's network, unwatched).
+	Network []egress.Contact `json:"network,omitempty"`
+	// NetworkError says why the run's network attempts could not be
+	// caught (it then had its loopback only, and nothing was recorded).
+	NetworkError string `json:"network_error,omitempty"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -187,10 +195,18 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		err error
 	}
 	spawnCh := make(chan spawned, 1)
+	m := s.userIDs()
 	go func() {
-		ch, err := s.spawn()
+		ch, err := s.spawn(m)
 		spawnCh <- spawned{ch, err}
 	}()
+	// An ordinary user's run needs to know where the script writes
+	// (ids_linux.go): the static analysis, meanwhile.
+	var writesCh chan []string
+	if m != nil {
+		writesCh = make(chan []string, 1)
+		go func() { writesCh <- expectedWrites(script, s.dir, s.env) }()
+	}
 	abandon := func() {
 		if sp := <-spawnCh; sp.err == nil {
 			sp.ch.kill()
@@ -209,7 +225,15 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		return nil, err
 	}
 	runDir := l.runDir(id)
-	plan, scratch, planErr := s.plan(runDir)
+	plan, scratch, planErr := s.plan(runDir, m)
+	var planted []string
+	if planErr == nil && m != nil {
+		writes := <-writesCh
+		planted, planErr = plant(plan.Layers, writes, m)
+		if ws := warnings(writes, m); len(ws) > 0 && s.warn != nil && planErr == nil {
+			s.warn(ws)
+		}
+	}
 	sp := <-spawnCh
 	ch, err := sp.ch, sp.err
 	if err != nil {
@@ -227,13 +251,14 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	rec := &runRecord{
 		ID: id, Script: script, Dir: s.dir, Started: time.Now().UTC(), PID: os.Getpid(),
-		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch,
+		PIDStart: s.selfStart(), Layers: plan.Layers, State: runRunning, Scratch: scratch, Planted: planted,
 	}
 	cfg := &sandboxinit.Config{
 		Version: sandboxinit.Version,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
 	}
+	nr := ch.net
 	// The record is written while the init builds the root. Until it is
 	// there, recovery by another nash leaves the run dir alone (it is
 	// new); should this process die first, the init dies with it and the
@@ -248,21 +273,31 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		s.sweepDue, s.trashDue = false, false
 	}
 	res, done, err := ch.finish(ctx)
+	contacts, netErr := nr.stop()
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
-	cs, ops, err := scanLayers(plan.Layers)
+	rec.Renames = res.Renames
+	rec.Network = contacts
+	if m != nil {
+		openUppers(plan.Layers, planted)
+	}
+	cs, ops, err := scanLayers(plan.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, fmt.Errorf("read what the script changed: %w", err)
 	}
 	rec.Pre = map[string]fingerprint{}
 	for _, o := range ops {
-		fp := fingerprintOf(o.Path)
-		rec.Pre[o.Path] = fp
+		p := o.live()
+		fp := fingerprintOf(p)
+		rec.Pre[p] = fp
 		if !fp.Absent && time.Unix(0, fp.Ctime).After(rec.Started) {
-			rec.Touched = append(rec.Touched, o.Path)
+			rec.Touched = append(rec.Touched, p)
+		}
+		if o.From != "" {
+			rec.Pre[o.Path] = fingerprintOf(o.Path) // what the move replaces
 		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
@@ -279,20 +314,27 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	s.torndown[id] = done
 	s.light[id] = lr
-	return &Pending{
+	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started,
-	}, nil
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Network: contacts,
+	}
+	if netErr != nil {
+		p.NetworkError = netErr.Error()
+	}
+	return p, nil
 }
 
 // matchTop gives an upper dir the mode (and, for root, the owner) of the
 // directory its overlay covers: the top of an overlay shows its upper
 // dir's attributes, and /tmp must stay 1777 inside, not 0700. The upper
 // dir stays private all the same: it sits in a 0700 run or scratch dir.
-func matchTop(upper, point string) error {
+func matchTop(upper, point string, m *ids) error {
 	var st unix.Stat_t
 	if err := unix.Stat(point, &st); err != nil {
 		return nil // the init names a point it cannot overlay
+	}
+	if m != nil {
+		return dirAttrs(upper, point, &st, m)
 	}
 	if os.Getuid() == 0 {
 		if err := unix.Lchown(upper, int(st.Uid), int(st.Gid)); err != nil {
@@ -307,7 +349,7 @@ func matchTop(upper, point string) error {
 
 // plan builds the mount plan and creates the layers' upper and work dirs.
 // It returns the scratch dir on tmpfs that holds some of them, if any.
-func (s *Sandbox) plan(runDir string) (*sandboxinit.Plan, string, error) {
+func (s *Sandbox) plan(runDir string, m *ids) (*sandboxinit.Plan, string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil, "", &UnavailableError{Reason: fmt.Sprintf("cannot read the mount table: %v", err)}
@@ -358,7 +400,7 @@ func (s *Sandbox) plan(runDir string) (*sandboxinit.Plan, string, error) {
 				return nil, scratch, fmt.Errorf("create layer dir: %w", err)
 			}
 		}
-		if err := matchTop(l.Upper, l.Point); err != nil {
+		if err := matchTop(l.Upper, l.Point, m); err != nil {
 			return nil, scratch, err
 		}
 	}
@@ -438,6 +480,8 @@ type child struct {
 	ended chan struct{}
 	// sendErr is what sending the config failed with.
 	sendErr error
+	// net serves the run's network (nil when it has the host's).
+	net *netRun
 }
 
 // stdio gives the init the sandbox's streams: files directly, anything
@@ -515,7 +559,7 @@ func (s *Sandbox) stdio(cmd *exec.Cmd, ended <-chan struct{}) (closeAfter []*os.
 
 // spawn starts the sandbox init in its new namespaces. It waits on its
 // config pipe, so the parent can plan while the init starts up.
-func (s *Sandbox) spawn() (*child, error) {
+func (s *Sandbox) spawn(m *ids) (*child, error) {
 	uid, gid := os.Getuid(), os.Getgid()
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
@@ -540,6 +584,19 @@ func (s *Sandbox) spawn() (*child, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
+	var netParent, netChild *os.File
+	if !s.network {
+		if netParent, netChild, err = sandboxnet.SocketPair(); err != nil {
+			cfgR.Close()
+			cfgW.Close()
+			resR.Close()
+			resW.Close()
+			return nil, err
+		}
+		// The init's end is the descriptor after those it already gets.
+		cmd.Env = append(cmd.Env, sandboxinit.EgressEnvVar+"="+strconv.Itoa(3+len(cmd.ExtraFiles)))
+		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild)
+	}
 	// The network namespace is created here, with the others, although
 	// it costs the kernel about a millisecond that the init could spend
 	// building the root: created by one thread of the init, it would leave
@@ -564,8 +621,11 @@ func (s *Sandbox) spawn() (*child, error) {
 		// own. The script gets none of them.
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		if m != nil && len(m.extra) > 0 {
+			attr.GidMappings = nil // newgidmap maps the gids below (ids_linux.go)
+		}
 		attr.AmbientCaps = []uintptr{
-			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP,
+			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE, unix.CAP_SETPCAP,
 			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
 			unix.CAP_CHOWN, unix.CAP_MKNOD,
 		}
@@ -592,13 +652,29 @@ func (s *Sandbox) spawn() (*child, error) {
 	for _, f := range closeAfter {
 		f.Close()
 	}
+	if err == nil && attr.GidMappings == nil && uid != 0 {
+		if err = mapGIDs(cmd.Process.Pid, m); err != nil {
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	if netChild != nil {
+		netChild.Close()
+	}
 	if err != nil {
 		close(ended)
 		cfgW.Close()
 		resR.Close()
+		if netParent != nil {
+			netParent.Close()
+		}
 		return nil, unavailable(err)
 	}
-	return &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}, nil
+	ch := &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}
+	if netParent != nil {
+		ch.net = s.startNet(netParent)
+	}
+	return ch, nil
 }
 
 // kill stops the init and waits until it is gone.
@@ -608,6 +684,7 @@ func (c *child) kill() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // send sends the init its config, which sets it going.
@@ -622,6 +699,7 @@ func (c *child) stop() {
 	_ = c.cmd.Process.Kill()
 	<-c.done
 	c.resR.Close()
+	c.net.abandon()
 }
 
 // finish waits, after send, until the script has ended and every process

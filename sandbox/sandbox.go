@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // ErrUnsupported is returned where Linux namespaces are not available at all
@@ -65,8 +67,12 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("no transaction %s",
 // for use by one goroutine; concurrent nash processes serialize through a
 // lock file.
 type Sandbox struct {
-	stateDir    string
-	network     bool
+	stateDir string
+	network  bool
+	// netPolicy says what a run may reach when the network is not the
+	// host's; netResolver looks allowed names up (nil: the system's).
+	netPolicy   egress.Policy
+	netResolver egress.Resolver
 	unprotected bool
 	stdin       io.Reader
 	stdout      io.Writer
@@ -108,6 +114,13 @@ type Sandbox struct {
 	// stdinCh carries a non-file stdin to one run after another.
 	stdinOnce sync.Once
 	stdinCh   chan []byte
+	// warn receives what a script may not change in the sandbox as
+	// outside (ids_linux.go); ids is who an ordinary user's sandbox maps,
+	// once worked out; newgidmap is the helper's path ("-": none, for
+	// tests).
+	warn      func([]Warning)
+	ids       *ids
+	newgidmap string
 }
 
 // Option configures a Sandbox.
@@ -116,8 +129,18 @@ type Option func(*Sandbox)
 // StateDir sets where transactions, undo layers and the journal live.
 func StateDir(dir string) Option { return func(s *Sandbox) { s.stateDir = dir } }
 
-// Network gives scripts the host's network instead of loopback only.
+// Network gives scripts the host's network, all of it, unwatched. Without
+// it a run reaches what its NetPolicy allows, through nash, and every
+// attempt is recorded (Pending.Network).
 func Network(on bool) Option { return func(s *Sandbox) { s.network = on } }
+
+// NetPolicy sets what a run may reach (default: nothing outside the
+// sandbox).
+func NetPolicy(p egress.Policy) Option { return func(s *Sandbox) { s.netPolicy = p } }
+
+// NetResolver sets how nash looks up the names a run may reach (default:
+// the system's resolver). Tests map names to local servers with it.
+func NetResolver(r egress.Resolver) Option { return func(s *Sandbox) { s.netResolver = r } }
 
 // Unprotected lets a run go ahead when some paths cannot be overlaid (they are
 // then changed live and named in the result), or with no sandbox at all when

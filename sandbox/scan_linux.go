@@ -18,15 +18,31 @@ import (
 )
 
 // op is one step of a commit or an undo: put the object at Src in place at
-// Path (moving away what is there), delete Path, or set Path's metadata.
+// Path (moving away what is there), delete Path, set Path's metadata, or
+// move the live directory at From to Path (see renames_linux.go).
 type op struct {
 	Path string `json:"path"`
 	Src  string `json:"src,omitempty"`  // object to move in; empty for delete and meta
 	Tree bool   `json:"tree,omitempty"` // Src is a directory moved whole
 	Meta *meta  `json:"meta,omitempty"` // metadata to set on a directory that stays
+	From string `json:"from,omitempty"` // a move: the live directory moved to Path
+	// Live is where the object at Path is before the transaction, when a
+	// move in it brings it to Path.
+	Live string `json:"live,omitempty"`
 }
 
-func (o op) isDelete() bool { return o.Src == "" && o.Meta == nil }
+func (o op) isDelete() bool { return o.Src == "" && o.Meta == nil && o.From == "" }
+
+// live is where the op's live object is before the transaction.
+func (o op) live() string {
+	switch {
+	case o.From != "":
+		return o.From
+	case o.Live != "":
+		return o.Live
+	}
+	return o.Path
+}
 
 // meta is the metadata nash sets on a directory that stays in place.
 type meta struct {
@@ -40,17 +56,43 @@ type meta struct {
 type scanner struct {
 	cs  effects.ChangeSet
 	ops []op
+	// What renames_linux.go needs: the layer being read, the directories
+	// the init moved (by the inode of their upper copy), and the live
+	// directories moved elsewhere, whose whiteouts are no deletions.
+	layer    sandboxinit.Layer
+	moved    map[uint64]sandboxinit.Rename
+	vacated  map[string]bool
+	hasMoves bool
+	// planted are the directories nash made in the upper dirs before the
+	// run: their attributes there are not the script's doing.
+	planted map[string]bool
 }
 
-// scanLayers reads every layer's upper dir. Changes come out sorted by path,
-// ops in the order they must run (parents before children).
-func scanLayers(layers []sandboxinit.Layer) (*effects.ChangeSet, []op, error) {
+// scanLayers reads every layer's upper dir; renames are the directories
+// the init moved for the script. Changes come out sorted by path, ops in
+// the order they must run (moves first, then parents before children).
+func scanLayers(layers []sandboxinit.Layer, renames []sandboxinit.Rename, planted []string) (*effects.ChangeSet, []op, error) {
 	sc := &scanner{}
+	if len(planted) > 0 {
+		sc.planted = make(map[string]bool, len(planted))
+		for _, p := range planted {
+			sc.planted[p] = true
+		}
+	}
+	if len(renames) > 0 {
+		sc.moved = make(map[uint64]sandboxinit.Rename, len(renames))
+		for _, r := range renames {
+			sc.moved[r.Ino] = r
+		}
+		sc.vacated = map[string]bool{}
+	}
 	for _, l := range layers {
+		sc.layer = l
 		if err := sc.dir(l.Upper, l.Point); err != nil {
 			return nil, nil, err
 		}
 	}
+	sc.finishMoves()
 	sc.cs.Sort()
 	return &sc.cs, sc.ops, nil
 }
@@ -82,6 +124,12 @@ func (sc *scanner) dir(upperDir, liveDir string) error {
 			continue
 		}
 		if isDir(&ust) {
+			if done, err := sc.movedDir(u, &ust, l, lexists, &lst); done || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			opaque := getXattr(u, overlayXattrPrefix+"opaque") == "y"
 			switch {
 			case !lexists:
@@ -105,7 +153,7 @@ func (sc *scanner) dir(upperDir, liveDir string) error {
 				}
 				sc.ops = append(sc.ops, op{Path: l, Src: u, Tree: true})
 			default:
-				if names := metaDiff(u, &ust, l, &lst, false); len(names) > 0 {
+				if names := metaDiff(u, &ust, l, &lst, false); len(names) > 0 && !sc.planted[l] {
 					sc.add(effects.MetaChanged, l, object(l, &lst), object(u, &ust), names)
 					sc.ops = append(sc.ops, op{Path: l, Meta: &meta{Mode: ust.Mode &^ unix.S_IFMT, UID: int(ust.Uid), GID: int(ust.Gid)}})
 				}
@@ -272,7 +320,7 @@ func compareObjects(u string, ust *unix.Stat_t, l string, lst *unix.Stat_t) (eff
 		if ust.Size != lst.Size {
 			content = true
 		} else if ust.Ino != lst.Ino || ust.Dev != lst.Dev {
-			same, err := sameContent(u, l)
+			same, err := sameContent(u, l, ust.Size)
 			if err != nil {
 				return "", nil, err
 			}
@@ -360,7 +408,8 @@ func sameXattrs(u, l string) bool {
 	return true
 }
 
-func sameContent(a, b string) (bool, error) {
+// sameContent compares the contents of two files of the given size.
+func sameContent(a, b string, size int64) (bool, error) {
 	fa, err := os.Open(a)
 	if err != nil {
 		return false, fmt.Errorf("compare %s: %w", a, err)
@@ -373,7 +422,10 @@ func sameContent(a, b string) (bool, error) {
 		return false, nil
 	}
 	defer fb.Close()
-	ba, bb := make([]byte, 64*1024), make([]byte, 64*1024)
+	// Buffers as big as the files, up to 64 KiB: most are small, and a
+	// renamed directory's thousands of files are each compared.
+	n := int(min(size+1, 64*1024))
+	ba, bb := make([]byte, n), make([]byte, n)
 	for {
 		na, ea := io.ReadFull(fa, ba)
 		nb, eb := io.ReadFull(fb, bb)

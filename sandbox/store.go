@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nash-shell/nash/internal/sandboxinit"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // TxState is the state of a transaction.
@@ -48,6 +49,9 @@ type Tx struct {
 	// model writes it after the commit (see SetSummary). Empty when no
 	// model was configured or it did not answer.
 	Summary string `json:"summary,omitempty"`
+	// Network lists what the run tried to reach outside the sandbox,
+	// allowed or not, with bytes each way.
+	Network []egress.Contact `json:"network,omitempty"`
 }
 
 // runState is the state of a sandboxed run that is not yet committed.
@@ -68,13 +72,20 @@ type runRecord struct {
 	PID      int                 `json:"pid"`
 	PIDStart string              `json:"pid_start"` // start time of PID, to tell pid reuse
 	Layers   []sandboxinit.Layer `json:"layers"`
-	State    runState            `json:"state"`
-	ExitCode int                 `json:"exit_code"`
-	Scratch  string              `json:"scratch,omitempty"` // tmpfs dir holding some layers
+	// Renames are the directories the init moved for the script.
+	Renames []sandboxinit.Rename `json:"renames,omitempty"`
+	// Planted are the live directories made in the upper dirs before the
+	// run (ids_linux.go): their attributes there are nash's, not changes.
+	Planted  []string `json:"planted,omitempty"`
+	State    runState `json:"state"`
+	ExitCode int      `json:"exit_code"`
+	Scratch  string   `json:"scratch,omitempty"` // tmpfs dir holding some layers
 	// Pre fingerprints, when the run ended, the live paths a commit would
 	// replace; Touched names those changed outside nash while it ran.
 	Pre     map[string]fingerprint
 	Touched []string
+	// Network is what the run tried to reach (Pending.Network).
+	Network []egress.Contact
 }
 
 // layout names the files of the state directory.

@@ -46,6 +46,8 @@ type walOp struct {
 	Src       string
 	Tree      bool
 	Meta      *meta
+	From      string `json:"from,omitempty"`  // a move's source (renames_linux.go)
+	Live      string `json:"live,omitempty"`  // where Path's object is before the moves
 	Stash     string `json:"stash,omitempty"` // where the displaced live object goes
 	PreExists bool   `json:"pre_exists"`
 	PreDir    bool   `json:"pre_dir,omitempty"`
@@ -133,6 +135,7 @@ type opRecord struct {
 	OldMeta   *meta       `json:"old_meta,omitempty"`
 	NewMeta   *meta       `json:"new_meta,omitempty"`
 	UndoOf    int         `json:"undo_of"`
+	From      string      `json:"from,omitempty"` // for a move: where the directory was
 }
 
 // CommitOptions narrows a commit.
@@ -167,7 +170,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
 	}
 	s.waitTorndown(id)
-	cs, ops, err := scanLayers(rec.Layers)
+	cs, ops, err := scanLayers(rec.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +184,16 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		touched[p] = true
 	}
 	for _, o := range ops {
-		pre, known := preFingerprint(rec.Pre, o.Path)
+		lp := o.live()
+		pre, known := preFingerprint(rec.Pre, lp)
 		switch {
-		case touched[o.Path]:
-			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash while the script ran"})
+		case touched[lp]:
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "changed outside nash while the script ran"})
 		case !known:
-			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "not seen when the run ended"})
-		case !pre.matches(fingerprintOf(o.Path)):
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "not seen when the run ended"})
+		case !pre.matches(fingerprintOf(lp)):
+			conflicts = append(conflicts, Conflict{Path: lp, Reason: "changed outside nash since the run"})
+		case o.From != "" && !movedOverSame(rec.Pre, o.Path):
 			conflicts = append(conflicts, Conflict{Path: o.Path, Reason: "changed outside nash since the run"})
 		}
 	}
@@ -196,7 +202,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	w := &wal{Tx: id, Kind: "commit", Run: id}
 	for _, o := range ops {
-		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: -1})
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: -1})
 	}
 	records, err := s.execute(w)
 	if err != nil {
@@ -204,7 +210,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	}
 	tx := &Tx{
 		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
-		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records),
+		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}
 	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
@@ -268,11 +274,14 @@ func selectOps(ops []op, cs *effects.ChangeSet, paths []string) ([]op, *effects.
 	if len(paths) == 0 {
 		return ops, cs, nil
 	}
-	var keptOps []op
+	// A move is chosen by its old or new path, or any path below either.
+	chosen := func(o op, p string) bool {
+		return under(o.Path, p) || o.From != "" && (under(p, o.Path) || under(p, o.From) || under(o.From, p))
+	}
 	for _, p := range paths {
 		found := false
 		for _, o := range ops {
-			if under(o.Path, p) {
+			if chosen(o, p) {
 				found = true
 			} else if under(p, o.Path) && o.Meta == nil {
 				return nil, nil, fmt.Errorf("%s is inside %s, which is committed whole", p, o.Path)
@@ -282,12 +291,20 @@ func selectOps(ops []op, cs *effects.ChangeSet, paths []string) ([]op, *effects.
 			return nil, nil, fmt.Errorf("%s: no change there", p)
 		}
 	}
-	for _, o := range ops {
+	keep := make([]bool, len(ops))
+	for i, o := range ops {
 		for _, p := range paths {
-			if under(o.Path, p) {
-				keptOps = append(keptOps, o)
+			if chosen(o, p) {
+				keep[i] = true
 				break
 			}
+		}
+	}
+	keepMoved(ops, keep)
+	var keptOps []op
+	for i, o := range ops {
+		if keep[i] {
+			keptOps = append(keptOps, o)
 		}
 	}
 	out := &effects.ChangeSet{}
@@ -314,6 +331,9 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	changes := make([]change, len(w.Ops))
 	for i, o := range w.Ops {
 		changes[i] = change{Path: o.Path, Subtree: o.Tree || o.Src == "" && o.Meta == nil}
+		if o.From != "" {
+			changes = append(changes, change{Path: o.From, Subtree: true})
+		}
 	}
 	if hit := lockedBy(locks, changes); len(hit) > 0 {
 		return nil, &LockedError{Paths: hit}
@@ -325,8 +345,12 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	layerDev := devOf(objects)
 	for i := range w.Ops {
 		o := &w.Ops[i]
+		if o.From != "" {
+			keepMovedOver(o, objects, i, layerDev)
+			continue
+		}
 		var st unix.Stat_t
-		if unix.Lstat(o.Path, &st) == nil {
+		if !movedAway(w, o) && unix.Lstat(o.pre(), &st) == nil {
 			o.PreExists, o.PreDir = true, isDir(&st)
 			if o.Src != "" && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
 				var sst unix.Stat_t
@@ -342,7 +366,12 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 			}
 		}
 		if o.Src != "" {
-			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.Path))
+			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.pre()))
+		}
+	}
+	for i := range w.Ops {
+		if o := &w.Ops[i]; o.From != "" && o.Src != "" {
+			o.XApply = devOf(o.Src) != devOf(filepath.Dir(o.From))
 		}
 	}
 	if err := writeGob(l.walFile(w.Tx), w); err != nil {
@@ -358,8 +387,10 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 	}
 	records := make([]opRecord, len(w.Ops))
 	for i, o := range w.Ops {
-		r := opRecord{Index: i, Path: o.Path, Tree: o.Tree, PreExists: o.PreExists, PreDir: o.PreDir, OldMeta: o.OldMeta, NewMeta: o.Meta, UndoOf: o.UndoOf}
+		r := opRecord{Index: i, Path: o.Path, Tree: o.Tree, PreExists: o.PreExists, PreDir: o.PreDir, OldMeta: o.OldMeta, NewMeta: o.Meta, UndoOf: o.UndoOf, From: o.From}
 		switch {
+		case o.From != "":
+			r.Kind = "move"
 		case o.Meta != nil:
 			r.Kind = "meta"
 		case o.Src != "":
@@ -387,15 +418,20 @@ func (s *Sandbox) execute(w *wal) ([]opRecord, error) {
 func (s *Sandbox) apply(w *wal) error {
 	syncSet := map[uint64]string{devOf(s.stateDir): s.stateDir}
 	for _, o := range w.Ops {
-		d := filepath.Dir(o.Path)
+		d := filepath.Dir(o.pre())
 		syncSet[devOf(d)] = d
+	}
+	// Phase 0: move directories whole (renames_linux.go); the rest is
+	// relative to where they are then.
+	if err := applyMoves(w, syncSet); err != nil {
+		return err
 	}
 	// Phase 1: move (or, across file systems, copy) every displaced object
 	// into the undo layer.
 	var xstash []walOp
 	for _, o := range w.Ops {
-		if o.Stash == "" {
-			continue
+		if o.Stash == "" || o.From != "" {
+			continue // moves kept theirs in phase 0
 		}
 		if o.XStash {
 			if err := copyTree(o.Path, o.Stash+".tmp"); err != nil {
@@ -437,7 +473,7 @@ func (s *Sandbox) apply(w *wal) error {
 			if err := unix.Chmod(o.Path, o.Meta.Mode); err != nil {
 				return fmt.Errorf("set mode of %s: %w", o.Path, err)
 			}
-		case o.Src != "":
+		case o.Src != "" && o.From == "":
 			if err := stripOverlayXattrs(o.Src, o.Tree); err != nil {
 				return err
 			}
@@ -487,6 +523,12 @@ func (s *Sandbox) rollback(w *wal) error {
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
 	for i := len(w.Ops) - 1; i >= 0; i-- {
 		o := w.Ops[i]
+		if o.From != "" {
+			if err := rollbackMove(o); err != nil {
+				return err
+			}
+			continue
+		}
 		if o.Meta != nil {
 			if o.OldMeta != nil && exists(o.Path) {
 				_ = os.Lchown(o.Path, o.OldMeta.UID, o.OldMeta.GID)
@@ -657,7 +699,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 			continue
 		}
 		for _, p := range opt.Paths {
-			if under(r.Path, p) {
+			if under(r.Path, p) || r.Kind == "move" && (under(p, r.Path) || under(p, r.From) || under(r.From, p)) {
 				sel = append(sel, r)
 				break
 			}
@@ -666,6 +708,7 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 			}
 		}
 	}
+	sel = withMoved(records, k.UndoneOps, sel)
 	if len(sel) == 0 {
 		return nil, fmt.Errorf("transaction %s has nothing left to undo there", id)
 	}
@@ -677,15 +720,27 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		return nil, err
 	}
 	w := &wal{Tx: uid, Kind: "undo", Undoes: id}
+	back := movesBack(sel)
 	for _, r := range sel {
 		o := op{Path: r.Path}
 		switch {
+		case r.Kind == "move":
+			o = op{Path: r.From, From: r.Path}
+			if r.PreExists {
+				// The empty directory it replaced comes back.
+				o.Src, o.Tree = filepath.Join(l.layerDir(id), "objects", r.Stash), r.PreDir
+			}
 		case r.Kind == "meta":
 			o.Meta = r.OldMeta
 		case r.PreExists:
 			o.Src, o.Tree = filepath.Join(l.layerDir(id), "objects", r.Stash), r.PreDir
 		}
-		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, UndoOf: r.Index})
+		if o.From == "" && r.Kind != "move" {
+			// Inside a directory moved back first: relative to where
+			// the move puts it.
+			o.Path, o.Live = back.place(r.Path)
+		}
+		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: r.Index})
 	}
 	out, err := s.execute(w)
 	if err != nil {
@@ -967,6 +1022,9 @@ func (s *Sandbox) Show(id string) (*Tx, *effects.ChangeSet, error) {
 		for _, r := range recs {
 			kind := effects.Modified
 			switch {
+			case r.Kind == "move":
+				cs.Changes = append(cs.Changes, effects.Change{Path: r.Path, Kind: effects.Renamed, From: r.From})
+				continue
 			case r.Post.Absent:
 				kind = effects.Deleted
 			case !r.PreExists:

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // benchModel is a REPL model with n history entries.
@@ -30,15 +30,15 @@ func BenchmarkKeystrokeRedraw(b *testing.B) {
 			m := benchModel(b, 10000)
 			typeText(m, "find the biggest log files under var and ")
 			if mode == "search" {
-				m.Update(tea.KeyMsg{Type: tea.KeyCtrlR})
+				m.Update(keyMsg("ctrl+r"))
 			}
-			keys := []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'x'}}, {Type: tea.KeyBackspace}}
+			keys := []tea.KeyPressMsg{{Code: 'x', Text: "x"}, keyMsg("backspace")}
 			if mode == "history-up" {
-				keys = []tea.KeyMsg{{Type: tea.KeyUp}, {Type: tea.KeyDown}}
+				keys = []tea.KeyPressMsg{keyMsg("up"), keyMsg("down")}
 			}
 			if mode == "search" {
 				// A query that matches nothing scans all 10,000 entries.
-				keys = []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'#'}}, {Type: tea.KeyBackspace}}
+				keys = []tea.KeyPressMsg{{Code: '#', Text: "#"}, keyMsg("backspace")}
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

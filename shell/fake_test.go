@@ -3,21 +3,26 @@ package shell
 import (
 	"context"
 	"fmt"
+	"io"
+	"os/exec"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // fakePlanner answers with fixed scripts and records what it was asked.
 type fakePlanner struct {
 	mu         sync.Mutex
 	script     string
+	question   string // asked instead of a script
 	revised    string
 	block      bool // Plan waits for ctx to end
 	plans      []string
@@ -35,7 +40,7 @@ func (p *fakePlanner) Plan(ctx context.Context, req planner.Request) (*planner.A
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it"}, nil
+	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it", Question: p.question}, nil
 }
 
 func (p *fakePlanner) Revise(_ context.Context, req planner.Request, previous, feedback string) (*planner.Artifact, error) {
@@ -66,6 +71,7 @@ type fakeSandbox struct {
 	mu      sync.Mutex
 	changes []string
 	exit    int
+	network []egress.Contact // what each run tried
 	runs    []string
 	commits [][]string
 	aborts  []string
@@ -87,7 +93,7 @@ func (s *fakeSandbox) Run(_ context.Context, script string) (*sandbox.Pending, e
 	for _, p := range s.changes {
 		cs.Changes = append(cs.Changes, effects.Change{Path: p, Kind: effects.Created, After: &effects.Object{Type: "file", Size: 3}})
 	}
-	return &sandbox.Pending{ID: fmt.Sprint(len(s.runs)), ExitCode: s.exit, Changes: cs}, nil
+	return &sandbox.Pending{ID: fmt.Sprint(len(s.runs)), ExitCode: s.exit, Changes: cs, Network: s.network}, nil
 }
 
 func (s *fakeSandbox) Commit(_ context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error) {
@@ -115,8 +121,9 @@ func (s *fakeSandbox) NewVersion(string, string) (string, bool) { return "", fal
 func (s *fakeSandbox) OldVersion(string, string) (string, bool) { return "", false }
 
 // runCmd runs cmd and the commands of any batch or sequence it returns,
-// and returns the messages, leaving out prints and terminal handovers
-// (tea.Exec), which only a running program can carry out.
+// in order, and returns the messages. A line printed into the transcript
+// comes back as printedMsg; terminal handovers (tea.Exec) and quitting,
+// which only a running program can carry out, as kindMsg.
 func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 	t.Helper()
 	if cmd == nil {
@@ -136,7 +143,9 @@ func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 		return out
 	}
 	switch reflect.TypeOf(msg).String() {
-	case "tea.printLineMessage", "tea.execMsg", "tea.QuitMsg":
+	case "tea.printLineMessage":
+		return []tea.Msg{printedMsg(v.FieldByName("messageBody").String())}
+	case "tea.execMsg", "tea.QuitMsg":
 		return []tea.Msg{kindMsg(reflect.TypeOf(msg).String())}
 	}
 	return []tea.Msg{msg}
@@ -144,3 +153,48 @@ func runCmd(t *testing.T, cmd tea.Cmd) []tea.Msg {
 
 // kindMsg stands for a bubbletea-internal message, by its type name.
 type kindMsg string
+
+// printedMsg is a line printed into the transcript.
+type printedMsg string
+
+// drive runs cmd, and every command the messages it yields lead to,
+// feeding each message back into m, until nothing is left to run: the
+// flow then waits for a key, or the pass is over. It returns what was
+// printed into the transcript meanwhile.
+func drive(t *testing.T, m *model, cmd tea.Cmd) string {
+	t.Helper()
+	var printed strings.Builder
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		for _, msg := range runCmd(t, c) {
+			switch msg := msg.(type) {
+			case printedMsg:
+				printed.WriteString(string(msg) + "\n")
+				continue
+			case kindMsg:
+				continue
+			}
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return printed.String()
+}
+
+// runInPlace makes m run scripts and the editor in place of handing them
+// the terminal, with no input and their output dropped.
+func runInPlace(m *model) {
+	m.exec = func(c tea.ExecCommand, cb tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg {
+			c.SetStdin(strings.NewReader(""))
+			c.SetStdout(io.Discard)
+			c.SetStderr(io.Discard)
+			return cb(c.Run())
+		}
+	}
+	m.execProcess = func(c *exec.Cmd, cb tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg { return cb(c.Run()) }
+	}
+}

@@ -1,120 +1,214 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"text/tabwriter"
+	"net/netip"
 	"time"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
-// engine does the I/O of the flow for both faces. Its methods never touch
-// the State: callers pass what they need and apply the results, so the
-// REPL can call them from tea.Cmds while Update owns the State.
-type engine struct {
-	cfg Config
+// The run flow: every script nash runs goes through run, whichever face
+// (the REPL, the line mode) and whichever command (the shell, nash -c,
+// nash run, nash group, nash join) brought it:
+//
+//	request or script ─► plan (a request only) ─► analysis ─► review
+//	    ─► network consent ─► sandbox run ─► effect summary
+//	    ─► (allow what was refused and run again) ─► commit all / pick paths / abort
+//
+// The flow decides; the face asks and shows. A face answers the questions
+// of the flow (review, confirm, decide, ...) and renders its events, each
+// in its own way: the line mode reads answers from a reader and writes
+// plain text, the REPL turns each question into a screen and each event
+// into lines of the transcript. A new stage is added here, once, with the
+// question or event it needs.
 
-	once       sync.Once
-	planner    Planner
-	plannerErr error
-}
-
-func newEngine(cfg Config) *engine {
-	if cfg.Keys.Run == nil {
-		cfg.Keys = DefaultKeys().Merge(cfg.Keys)
-	}
-	return &engine{cfg: cfg}
-}
-
-// getPlanner builds the planner on first use, so starting contacts nothing.
-func (e *engine) getPlanner() (Planner, error) {
-	e.once.Do(func() {
-		if e.cfg.Planner == nil {
-			e.plannerErr = fmt.Errorf("%w: none configured", planner.ErrNoProvider)
-			return
-		}
-		e.planner, e.plannerErr = e.cfg.Planner()
-	})
-	return e.planner, e.plannerErr
-}
-
-// request is a planner request from the session's view.
-type request struct {
-	prompt  string
+// job is one pass through the flow.
+type job struct {
+	input string // the line or script as given, for the record
+	route Kind   // Command: a script in hand; English: a request to plan
+	text  string // the request (English) or the script (Command)
+	title string // for a script nash wrote: the request kept in the log
+	show  bool   // show a script in hand before it runs, without asking
+	// stage, when set, prepares the change instead of a script run
+	// (nash rollback): there is nothing to plan, analyse or run.
+	stage   func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
 	dir     string
+	env     []string
 	history []planner.HistoryEntry
+	opts    flowOptions
 }
 
-func (r request) planner() planner.Request {
-	return planner.Request{Prompt: r.prompt, Cwd: r.dir, History: r.history}
+// flowOptions are what the command line says about a pass.
+type flowOptions struct {
+	yes         bool          // approve and commit without asking; never the second confirmation
+	dryRun      bool          // show the review; run nothing
+	print       bool          // print the script; run nothing
+	network     bool          // give the script the host's network, all of it (nash run --net)
+	allow       []egress.Rule // destinations allowed beyond the configuration's (--net=HOST,...)
+	unprotected bool          // run where the sandbox cannot hold changes back, saying so
 }
 
-func (e *engine) plan(ctx context.Context, r request) (*planner.Artifact, error) {
-	p, err := e.getPlanner()
-	if err != nil {
-		return nil, &PlanError{err}
-	}
-	a, err := p.Plan(ctx, r.planner())
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &PlanError{err}
-	}
-	return a, nil
+// action is an answer at review.
+type action int
+
+const (
+	actRun action = iota
+	actEdit
+	actRevise
+	actExplain
+	actAbort
+)
+
+// decision is an answer at the effect summary: commit every change, or
+// only paths, or abort.
+type decision struct {
+	abort bool
+	paths []string // nil: every change
 }
 
-func (e *engine) revise(ctx context.Context, r request, previous, feedback string) (*planner.Artifact, error) {
-	p, err := e.getPlanner()
-	if err != nil {
-		return nil, &PlanError{err}
-	}
-	a, err := p.Revise(ctx, r.planner(), previous, feedback)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &PlanError{err}
-	}
-	return a, nil
+// netQuestion offers destinations a run may not reach: those the script
+// names, before it runs, or those a run was refused (again), to run it
+// again with them allowed.
+type netQuestion struct {
+	rules []egress.Rule
+	again bool
 }
 
-func (e *engine) explain(ctx context.Context, r request, script string) (*planner.Explanation, error) {
-	p, err := e.getPlanner()
-	if err != nil {
-		return nil, &PlanError{err}
-	}
-	x, err := p.Explain(ctx, r.planner(), script)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &PlanError{err}
-	}
-	return x, nil
+// runFunc runs the script with the streams the face hands it.
+type runFunc func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error)
+
+// face is what the flow needs of the program a person uses: questions,
+// which block until answered (or ctx ends), and events, which it shows.
+type face interface {
+	// busy says the model is at work (planning, revising, explaining) and
+	// returns the context for that work, which the person may cancel
+	// (ctrl+c) without ending the pass, and the func to call when done.
+	busy(ctx context.Context, what string) (context.Context, context.CancelFunc)
+	// review asks what to do with a planned script: run, edit, revise,
+	// explain or abort. The review itself was shown as an evReview.
+	review(a *planner.Artifact, reason string) (action, error)
+	// confirm asks for the second confirmation of reason. back reports
+	// that the person wants the review again instead.
+	confirm(reason string) (ok, back bool, err error)
+	// feedback asks what a revision should change; "" goes back to review.
+	feedback() (string, error)
+	// edit lets the person edit the script and returns the result.
+	edit(script string) (string, error)
+	// run hands the script its streams (the terminal) and runs it.
+	run(f runFunc) (*outcome, error)
+	// decide asks what to do with a run's changes (showing diffs and
+	// letting the person pick paths as asked).
+	decide(o *outcome) (decision, error)
+	// allowNet asks which of q's destinations the run may reach: all,
+	// some or none (nil).
+	allowNet(q netQuestion) ([]egress.Rule, error)
+	// say shows an event.
+	say(ev event)
 }
 
-// analyze is the static report of a script run in dir. A script that does
-// not parse gets a report that says so rather than none.
-func (e *engine) analyze(script, dir string) *effects.Report {
-	rep, err := effects.Analyze(script, effects.Dir(dir), effects.Home(e.cfg.Home))
-	if err != nil {
-		return &effects.Report{Risk: effects.CannotUndo, Irreversible: true, Findings: []effects.Finding{{
-			Risk: effects.CannotUndo, Kind: "unparsed", Reason: "the script does not parse: " + effects.EscapeLine(err.Error()),
-		}}}
-	}
-	return rep
+// event is something the flow tells the person. Each face renders each
+// kind in its own style.
+type event interface{ isEvent() }
+
+type (
+	evQuestion struct{ text string } // the model asks instead of writing a script
+	evReview   struct {
+		a      *planner.Artifact
+		reason string
+	} // the script, what it will do, and the second confirmation's reason
+	evExplanation  struct{ x *planner.Explanation } // the model's step-by-step explanation
+	evFailed       struct{ err error }              // a step failed (edit, revise, explain); the flow goes on
+	evPrint        struct{ script string }          // --print: the script alone
+	evDryRun       struct{ a *planner.Artifact }    // --dry-run: the review, on stdout
+	evAborted      struct{ ran bool }               // aborted, before or after the run
+	evExit         struct{ code int }               // the script's exit status, when not 0
+	evUnsandboxed  struct{}                         // ran without a sandbox (--unprotected): nothing to show or undo
+	evNoChanges    struct{}                         // the run changed nothing
+	evOutcome      struct{ o *outcome }             // the effect summary and what was not predicted
+	evNotCommitted struct{ err error }              // the commit was refused (locked paths); the person may pick others
+	evCommitted    struct {
+		tx    *sandbox.Tx
+		paths []string
+	} // committed as transaction tx
+	evNetAgain struct{ rules []egress.Rule } // running the script again with these allowed
+	evNetKept  struct{ tx *sandbox.Tx }      // no file changes, but what the run reached is kept as tx
+)
+
+func (evQuestion) isEvent()     {}
+func (evReview) isEvent()       {}
+func (evExplanation) isEvent()  {}
+func (evFailed) isEvent()       {}
+func (evPrint) isEvent()        {}
+func (evDryRun) isEvent()       {}
+func (evAborted) isEvent()      {}
+func (evExit) isEvent()         {}
+func (evUnsandboxed) isEvent()  {}
+func (evNoChanges) isEvent()    {}
+func (evOutcome) isEvent()      {}
+func (evNotCommitted) isEvent() {}
+func (evCommitted) isEvent()    {}
+func (evNetAgain) isEvent()     {}
+func (evNetKept) isEvent()      {}
+
+// Record is the JSON object that describes one pass through the flow: nash
+// -c --json, nash run --json, nash group --json and nash join --json all
+// print it, the same for the same run. Fields that do not apply are left
+// out.
+type Record struct {
+	// Input is what was given: the line (nash -c), the script (nash run),
+	// or nash's own command line for a script it wrote (group, join).
+	Input string `json:"input"`
+	// Route is how it was taken: "command" (run as given), "english"
+	// (planned first), "builtin" or "session" (nash -c ':log', 'cd x').
+	Route       string          `json:"route"`
+	Script      string          `json:"script,omitempty"`
+	Explanation string          `json:"explanation,omitempty"`
+	Question    string          `json:"question,omitempty"` // the model asked instead of planning
+	Report      *effects.Report `json:"report,omitempty"`   // the static analysis of Script
+	// Refused says why --yes did not cover the script: nothing ran.
+	Refused string     `json:"refused,omitempty"`
+	Run     *RunRecord `json:"run,omitempty"`
+	// Aborted is set when the person aborted, before or after the run.
+	Aborted bool   `json:"aborted,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// RunRecord describes a run in the sandbox and what became of it.
+type RunRecord struct {
+	ID       string           `json:"id"`
+	ExitCode int              `json:"exit_code"`
+	Changes  []effects.Change `json:"changes"`
+	// Surprises compares Changes with the static report.
+	Surprises   *effects.Surprises `json:"surprises,omitempty"`
+	Unprotected []string           `json:"unprotected,omitempty"` // changed live (--unprotected)
+	Unsandboxed bool               `json:"unsandboxed,omitempty"` // ran with no sandbox at all (--unprotected)
+	// Network lists what the run tried to reach, allowed or not;
+	// NetworkError says why that could not be watched.
+	Network      []egress.Contact   `json:"network,omitempty"`
+	NetworkError string             `json:"network_error,omitempty"`
+	Committed    bool               `json:"committed"`
+	Transaction  string             `json:"transaction,omitempty"`
+	Paths        []string           `json:"committed_paths,omitempty"` // the paths picked, when not all
+	Conflicts    []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
+	Locked       []string           `json:"locked,omitempty"`          // locked paths: nothing committed
+	Summary      string             `json:"summary,omitempty"`         // the model's summary of the commit
+}
+
+// flowResult is what a pass leaves for the session: the record, the
+// planner's history of it, the committed step and the script to save.
+type flowResult struct {
+	rec       *Record
+	history   []planner.HistoryEntry
+	committed *Step
+	cs        *effects.ChangeSet // what the commit changed, for its summary
+	ran       bool               // a script ran: what is on PATH may have changed
+	saved     string             // the script that ran and was committed (or changed nothing)
 }
 
 // outcome is a finished run waiting for commit or abort.
@@ -129,6 +223,410 @@ type outcome struct {
 
 // changed reports whether the run left anything to commit.
 func (o *outcome) changed() bool { return o.pending.Changes != nil && o.pending.Changes.Len() > 0 }
+
+// flow takes j through the flow, asking f. It returns the result, and
+// the error that ends the pass: ErrAborted, *ConfirmError, *PlanError, an
+// ExitStatus for a script that failed, or what went wrong. ctx bounds the
+// pass: the model's work, which the face may also cancel alone (ctrl+c
+// while it thinks), and the run; a commit under way is not cancelled.
+func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
+	r := &flowResult{rec: &Record{Input: j.input, Route: j.route.String()}}
+	planned := j.route == English
+	req := request{prompt: j.text, dir: j.dir, history: j.history}
+	if j.stage != nil {
+		sb, p, err := j.stage(ctx)
+		if err != nil {
+			return r, err
+		}
+		return e.finish(ctx, f, j, r, &outcome{sb: sb, pending: p, prompt: j.title}, entryOf(j, ""), false)
+	}
+	var a *planner.Artifact
+	if planned {
+		mctx, done := f.busy(ctx, "planning")
+		var err error
+		a, err = e.plan(mctx, req)
+		done()
+		if err != nil {
+			return r, err
+		}
+	} else {
+		a = &planner.Artifact{Script: j.text}
+	}
+	prompt := j.title
+	if planned {
+		prompt = j.text
+	}
+
+	// Analysis and review, until the script is to run. fresh says the
+	// review of a has not been shown yet.
+	fresh := true
+review:
+	for {
+		if a.Question != "" {
+			r.rec.Question = a.Question
+			r.history = append(r.history, planner.HistoryEntry{Prompt: j.text, Output: "the model asked: " + a.Question})
+			f.say(evQuestion{a.Question})
+			return r, &PlanError{errors.New("the model asked a question instead of writing a script; say more and ask again")}
+		}
+		if a.Report == nil {
+			a.Report = e.analyze(a.Script, j.dir)
+		}
+		r.rec.Script, r.rec.Explanation, r.rec.Report = a.Script, a.Explanation, a.Report
+		switch {
+		case j.opts.print:
+			f.say(evPrint{a.Script})
+			return r, nil
+		case j.opts.dryRun:
+			f.say(evDryRun{a})
+			return r, nil
+		}
+		reason := confirmReason(a.Report, j.dir)
+		switch {
+		case j.opts.yes && reason != "":
+			r.rec.Refused = reason
+			f.say(evReview{a, ""})
+			return r, &ConfirmError{reason}
+		case j.opts.yes, !planned && reason == "":
+			if j.show || planned {
+				f.say(evReview{a, ""})
+			}
+			break review
+		case !planned:
+			// A script in hand needs only the second confirmation.
+			f.say(evReview{a, reason})
+			ok, _, err := f.confirm(reason)
+			if err != nil {
+				return r, e.aborted(f, r, false, err)
+			}
+			if !ok {
+				return r, e.aborted(f, r, false, ErrAborted)
+			}
+			break review
+		}
+		if fresh {
+			f.say(evReview{a, reason})
+			fresh = false
+		}
+		act, err := f.review(a, reason)
+		if err != nil {
+			return r, e.aborted(f, r, false, err)
+		}
+		switch act {
+		case actAbort:
+			return r, e.aborted(f, r, false, ErrAborted)
+		case actRun:
+			if reason == "" {
+				break review
+			}
+			ok, back, err := f.confirm(reason)
+			switch {
+			case err != nil:
+				return r, e.aborted(f, r, false, err)
+			case back:
+				fresh = true
+				continue
+			case !ok:
+				return r, e.aborted(f, r, false, ErrAborted)
+			}
+			break review
+		case actEdit:
+			edited, err := f.edit(a.Script)
+			if err != nil {
+				f.say(evFailed{err})
+				continue
+			}
+			a, fresh = editedArtifact(a, edited, e.analyze(edited, j.dir)), true
+		case actRevise:
+			fb, err := f.feedback()
+			if err != nil {
+				return r, e.aborted(f, r, false, err)
+			}
+			if fb == "" {
+				continue
+			}
+			mctx, done := f.busy(ctx, "revising")
+			na, err := e.revise(mctx, req, a.Script, fb)
+			done()
+			if err != nil {
+				f.say(evFailed{err})
+				continue
+			}
+			a, fresh = na, true
+		case actExplain:
+			mctx, done := f.busy(ctx, "explaining")
+			x, err := e.explain(mctx, req, a.Script)
+			done()
+			if err != nil {
+				f.say(evFailed{err})
+				continue
+			}
+			f.say(evExplanation{x})
+		}
+	}
+
+	// The network: a run reaches what the configuration and --net allow.
+	// What the script names beyond that is offered before it runs, in
+	// one question; what a run was refused, after it, to run it again.
+	// --yes allows nothing more.
+	script, rep := a.Script, a.Report
+	allowed := append([]egress.Rule(nil), j.opts.allow...)
+	asked := map[string]bool{}
+	if !j.opts.network && !j.opts.yes {
+		offer, err := e.netOffer(egress.Predict(script, j.dir), j.dir, allowed, asked)
+		if err != nil {
+			return r, err
+		}
+		if len(offer) > 0 {
+			chosen, err := f.allowNet(netQuestion{rules: offer})
+			if err != nil {
+				return r, e.aborted(f, r, false, err)
+			}
+			allowed = append(allowed, chosen...)
+		}
+	}
+
+	// The run in the sandbox, on the streams the face hands over.
+	var o *outcome
+	shown := false // the effect summary of o has been shown
+	for {
+		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected}
+		var err error
+		o, err = f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
+			spec.Stdin, spec.Stdout, spec.Stderr = stdin, stdout, stderr
+			return e.run(ctx, spec, prompt, script, rep)
+		})
+		if err != nil {
+			return r, err
+		}
+		r.ran = true
+		p := o.pending
+		if p.Unsandboxed || j.opts.yes {
+			break
+		}
+		if hasOutcome(o) {
+			f.say(evOutcome{o})
+			shown = true
+		}
+		var offer []egress.Rule
+		for _, rule := range deniedRules(p.Network) {
+			if !asked[rule.String()] {
+				asked[rule.String()] = true
+				offer = append(offer, rule)
+			}
+		}
+		if len(offer) == 0 {
+			break
+		}
+		chosen, err := f.allowNet(netQuestion{rules: offer, again: true})
+		if err != nil {
+			_ = o.sb.Abort(p.ID)
+			return r, e.aborted(f, r, true, err)
+		}
+		if len(chosen) == 0 {
+			break
+		}
+		_ = o.sb.Abort(p.ID)
+		allowed = append(allowed, chosen...)
+		f.say(evNetAgain{chosen})
+		shown = false
+	}
+	return e.finish(ctx, f, j, r, o, entryOf(j, script), shown)
+}
+
+// netOffer is what of rules (the script's destinations) runs in dir may
+// not reach, beyond the configuration's policy and allowed, and has not
+// been asked about; it marks them asked.
+func (e *engine) netOffer(rules []egress.Rule, dir string, allowed []egress.Rule, asked map[string]bool) ([]egress.Rule, error) {
+	var policy egress.Policy
+	if e.cfg.Net != nil {
+		var err error
+		if policy, err = e.cfg.Net(dir); err != nil {
+			return nil, err
+		}
+	}
+	policy.Allow = append(append([]egress.Rule(nil), policy.Allow...), allowed...)
+	var out []egress.Rule
+	for _, r := range rules {
+		var a netip.Addr
+		if r.Host == "" {
+			a = r.Prefix.Addr()
+		}
+		if asked[r.String()] || policy.Allows(r.Host, a, r.Port) {
+			continue
+		}
+		asked[r.String()] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// deniedRules lists, once each, the rules that would allow the denied
+// destinations a run tried.
+func deniedRules(cs []egress.Contact) []egress.Rule {
+	var out []egress.Rule
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Allowed {
+			continue
+		}
+		r, ok := c.Rule()
+		if !ok || seen[r.String()] {
+			continue
+		}
+		seen[r.String()] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// reachedNetwork reports whether a run reached some destination.
+func reachedNetwork(p *sandbox.Pending) bool {
+	for _, c := range p.Network {
+		if c.Allowed && c.Proto == egress.ProtoTCP && c.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOutcome reports whether a run has an effect summary to show: files
+// changed, paths changed live, or the network tried.
+func hasOutcome(o *outcome) bool {
+	p := o.pending
+	return o.changed() || len(p.Unprotected) > 0 || len(p.Network) > 0 || p.NetworkError != ""
+}
+
+// entryOf is what the planner's history keeps of j's script.
+func entryOf(j job, script string) planner.HistoryEntry {
+	if j.route == English {
+		return planner.HistoryEntry{Prompt: j.text, Script: script}
+	}
+	return planner.HistoryEntry{Script: script}
+}
+
+// finish takes a run (or a staged change) from its effect summary to the
+// commit, the abort, or the commit of some paths.
+// shown says the effect summary has been shown already.
+func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *outcome, entry planner.HistoryEntry, shown bool) (*flowResult, error) {
+	planned := j.route == English
+	p := o.pending
+	run := &RunRecord{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []effects.Change{},
+		Network: p.Network, NetworkError: p.NetworkError}
+	if p.Changes != nil && p.Changes.Changes != nil {
+		run.Changes = p.Changes.Changes
+		if o.report != nil {
+			s := effects.Compare(o.report, p.Changes)
+			run.Surprises = &s
+		}
+	}
+	r.rec.Run = run
+	entry.ExitCode = p.ExitCode
+	script := o.script
+	status := func() error {
+		if p.ExitCode != 0 {
+			return ExitStatus(p.ExitCode)
+		}
+		return nil
+	}
+	if p.ExitCode != 0 {
+		f.say(evExit{p.ExitCode})
+	}
+	switch {
+	case p.Unsandboxed:
+		r.history = append(r.history, entry)
+		f.say(evUnsandboxed{})
+		r.saved = script
+		return r, status()
+	case !o.changed() && len(p.Unprotected) == 0:
+		r.history = append(r.history, entry)
+		r.saved = script
+		if !shown && hasOutcome(o) {
+			f.say(evOutcome{o})
+		}
+		if !reachedNetwork(p) {
+			_ = o.sb.Abort(p.ID)
+			f.say(evNoChanges{})
+			return r, status()
+		}
+		// Nothing changed here, but the run reached the network: that
+		// is kept in the history, as a transaction with no file changes.
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt})
+		if err != nil {
+			_ = o.sb.Abort(p.ID)
+			return r, err
+		}
+		run.Committed, run.Transaction = true, tx.ID
+		f.say(evNetKept{tx})
+		return r, status()
+	}
+
+	// The effect summary, then commit all, some paths, or nothing.
+	if !shown {
+		f.say(evOutcome{o})
+	}
+	var tx *sandbox.Tx
+	var paths []string
+	for {
+		if !j.opts.yes {
+			d, err := f.decide(o)
+			if err == nil && d.abort {
+				err = ErrAborted
+			}
+			if err != nil {
+				_ = o.sb.Abort(p.ID)
+				entry.Output = "(aborted)"
+				r.history = append(r.history, entry)
+				return r, e.aborted(f, r, true, err)
+			}
+			paths = d.paths
+		}
+		var step Step
+		var err error
+		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned)
+		var le *sandbox.LockedError
+		var ce *sandbox.ConflictError
+		switch {
+		case err == nil:
+			r.committed = &step
+		case errors.As(err, &le) && !j.opts.yes:
+			// The other changes may still be committed alone.
+			run.Locked = le.Paths
+			f.say(evNotCommitted{err})
+			continue
+		default:
+			_ = o.sb.Abort(p.ID)
+			if errors.As(err, &le) {
+				run.Locked = le.Paths
+			}
+			if errors.As(err, &ce) {
+				run.Conflicts = ce.Conflicts
+			}
+			r.history = append(r.history, entry)
+			return r, err
+		}
+		break
+	}
+	run.Locked = nil
+	run.Committed, run.Transaction, run.Paths = true, tx.ID, paths
+	r.history = append(r.history, entry)
+	r.cs = p.Changes
+	r.saved = script
+	f.say(evCommitted{tx, paths})
+	if err := status(); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// aborted notes an abort in the record and tells the face, unless err is
+// not an abort (the face's input failed, or ctx ended).
+func (e *engine) aborted(f face, r *flowResult, ran bool, err error) error {
+	if errors.Is(err, ErrAborted) {
+		r.rec.Aborted = true
+		f.say(evAborted{ran})
+	}
+	return err
+}
 
 // run runs script in a new sandbox with dir, env and the given streams.
 func (e *engine) run(ctx context.Context, spec OpenSpec, prompt, script string, rep *effects.Report) (*outcome, error) {
@@ -146,19 +644,16 @@ func (e *engine) run(ctx context.Context, spec OpenSpec, prompt, script string, 
 	return &outcome{sb: sb, pending: p, report: rep, prompt: prompt, script: script, dir: spec.Dir}, nil
 }
 
-// commit commits the outcome (only paths, when given) and remembers the
-// request. The returned Step is for the session's :export.
-func (e *engine) commit(ctx context.Context, o *outcome, paths []string) (*sandbox.Tx, Step, error) {
+// commit commits the outcome (only paths, when given). A planned request
+// that is committed is remembered, so the planner can recall it as an
+// example. The returned Step is for the session's :export.
+func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool) (*sandbox.Tx, Step, error) {
 	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt})
 	if err != nil {
-		var ce *sandbox.ConflictError
-		if errors.As(err, &ce) {
-			_ = o.sb.Abort(o.pending.ID)
-		}
 		return nil, Step{}, err
 	}
 	step := Step{Prompt: o.prompt, Script: o.script, Dir: o.dir, TxID: tx.ID, Time: time.Now()}
-	if o.prompt != "" {
+	if planned && o.prompt != "" {
 		if p, perr := e.getPlanner(); perr == nil {
 			_ = p.Remember(planner.Record{Time: step.Time, Prompt: o.prompt, Script: o.script, Cwd: o.dir, Outcome: "committed"})
 		}
@@ -166,236 +661,13 @@ func (e *engine) commit(ctx context.Context, o *outcome, paths []string) (*sandb
 	return tx, step, nil
 }
 
-// writeDiff writes unified diffs of the created and modified regular files.
-func writeDiff(w io.Writer, o *outcome) {
-	if sandbox.WriteDiff(w, o.sb, o.pending) == 0 {
-		fmt.Fprintln(w, "no file contents to compare (only deletions, directories or metadata)")
+// editedArtifact is a copy of a with the person's edit as its script.
+func editedArtifact(a *planner.Artifact, script string, rep *effects.Report) *planner.Artifact {
+	na := *a
+	na.Previous, na.Script, na.Report = a.Script, script, rep
+	na.Diff = planner.UnifiedDiff("a/script", "b/script (edited)", a.Script, script)
+	if a.Script == script {
+		na.Diff = ""
 	}
-}
-
-// commitPaths lists the top-level changed paths a person can pick from.
-func commitPaths(o *outcome) []string {
-	var out []string
-	for _, c := range o.pending.Changes.Changes {
-		covered := false
-		for _, p := range out {
-			if strings.HasPrefix(c.Path, p+"/") {
-				covered = true
-				break
-			}
-		}
-		if !covered {
-			out = append(out, c.Path)
-		}
-	}
-	return out
-}
-
-// editCommand writes script to a temporary file and returns the editor
-// command for it and the file's path; readEdited reads the result.
-func editCommand(editor, script string) (*exec.Cmd, string, error) {
-	f, err := os.CreateTemp("", "nash-*.sh")
-	if err != nil {
-		return nil, "", fmt.Errorf("edit: %w", err)
-	}
-	if _, err := f.WriteString(script); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, "", fmt.Errorf("edit: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return nil, "", fmt.Errorf("edit: %w", err)
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	// The editor setting may hold arguments ("code -w"), as shells allow.
-	cmd := exec.Command("/bin/sh", "-c", editor+` "$1"`, "nash-edit", f.Name())
-	return cmd, f.Name(), nil
-}
-
-// readEdited reads and removes the edited file.
-func readEdited(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	os.Remove(path)
-	if err != nil {
-		return "", fmt.Errorf("edit: %w", err)
-	}
-	return string(b), nil
-}
-
-// builtin runs a nash built-in (":" already removed) and writes its output
-// to w. dir is the session's directory, for relative paths.
-func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step, w io.Writer) error {
-	name, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
-	args := strings.Fields(rest)
-	open := func() (Sandbox, error) {
-		if e.cfg.Open == nil {
-			return nil, errors.New("no sandbox configured")
-		}
-		return e.cfg.Open(ctx, OpenSpec{Dir: dir})
-	}
-	switch name {
-	case "help", "h":
-		writeHelp(w, e.cfg.Keys)
-		return nil
-	case "model":
-		m := e.cfg.Model
-		if m == "" {
-			m = planner.DefaultSpec
-		}
-		fmt.Fprintf(w, "model: %s\n", effects.Escape(m))
-		fmt.Fprintln(w, "change it with --model, NASH_MODEL or model: in the config file")
-		return nil
-	case "log":
-		sb, err := open()
-		if err != nil {
-			return err
-		}
-		txs, err := sb.Log()
-		if err != nil {
-			return err
-		}
-		if len(txs) == 0 {
-			fmt.Fprintln(w, "no transactions yet")
-			return nil
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTIME\tSTATE\tCHANGES\tWHAT")
-		for _, t := range txs {
-			what := t.Prompt
-			if what == "" {
-				what = t.Script
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.ID, t.Time.Local().Format("2006-01-02 15:04"), t.State, t.Changes, firstLine(what, 60))
-		}
-		return tw.Flush()
-	case "show":
-		if len(args) != 1 {
-			return errors.New("usage: :show ID")
-		}
-		sb, err := open()
-		if err != nil {
-			return err
-		}
-		t, cs, err := sb.Show(args[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
-		if t.Prompt != "" {
-			fmt.Fprintf(w, "request: %s\n", effects.EscapeLine(t.Prompt))
-		}
-		if t.Script != "" {
-			fmt.Fprintf(w, "script:\n%s\n", indentText(effects.EscapeText(strings.TrimRight(t.Script, "\n"))))
-		}
-		return effects.WriteSummary(w, cs, effects.SummaryOptions{Home: e.cfg.Home})
-	case "undo":
-		id := ""
-		if len(args) > 0 && isDigits(args[0]) {
-			id, args = args[0], args[1:]
-		}
-		force := false
-		var paths []string
-		for _, a := range args {
-			if a == "--force" {
-				force = true
-				continue
-			}
-			if !filepath.IsAbs(a) {
-				a = filepath.Join(dir, a)
-			}
-			paths = append(paths, filepath.Clean(a))
-		}
-		sb, err := open()
-		if err != nil {
-			return err
-		}
-		u, err := sb.Undo(ctx, id, sandbox.UndoOptions{Paths: paths, Force: force})
-		var ce *sandbox.ConflictError
-		if errors.As(err, &ce) {
-			fmt.Fprintln(w, "nothing was changed; these paths changed after that commit:")
-			for _, c := range ce.Conflicts {
-				fmt.Fprintf(w, "  %s: %s\n", effects.Quote(c.Path), effects.EscapeLine(c.Reason))
-			}
-			fmt.Fprintln(w, "undo them anyway with :undo ID --force (their current versions are kept)")
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "undid transaction %s as transaction %s (%d path(s)); :undo %s to redo\n", u.Undoes, u.ID, u.Ops, u.ID)
-		return nil
-	case "find":
-		if strings.TrimSpace(rest) == "" {
-			return errors.New("usage: :find QUERY")
-		}
-		if e.cfg.Find == nil {
-			return ErrNoIndex
-		}
-		return e.cfg.Find(ctx, strings.TrimSpace(rest), w)
-	case "export":
-		if len(args) != 1 {
-			return errors.New("usage: :export FILE")
-		}
-		if len(committed) == 0 {
-			return errors.New("export: nothing committed in this session yet")
-		}
-		p := args[0]
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if err := os.WriteFile(p, []byte(exportScript(committed)), 0o755); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		fmt.Fprintf(w, "wrote %d script(s) to %s\n", len(committed), effects.Quote(p))
-		return nil
-	}
-	return fmt.Errorf("unknown built-in :%s (try :help)", effects.Escape(name))
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func firstLine(s string, n int) string {
-	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
-	r := []rune(effects.Escape(first))
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	if more {
-		return string(r) + " …"
-	}
-	return string(r)
-}
-
-// writeHelp describes what can be typed.
-func writeHelp(w io.Writer, k KeyMap) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `Type a request in English, or a shell command. The marker before the
-cursor says which it will be: "cmd" (first word is a builtin or on PATH)
-or "ask" (anything else). Start with ! to force a command, ? to force English.
-
-  cd DIR, cd -, export K=V, unset K, exit    change this session
-  :undo [ID] [PATH...] [--force]            undo a commit (default: the last)
-  :log                                      list transactions
-  :show ID                                  what a transaction changed
-  :find QUERY                               search the file index
-  :export FILE                              this session's committed scripts as one script
-  :model                                    the model in use
-  :help                                     this text
-
-review:  %s run, %s edit, %s revise, %s explain, %s abort
-after a run:  %s commit, %s pick paths to commit, %s diff, %s abort
-keys:  up/down history, ctrl+r search history, ctrl+c cancel, ctrl+d quit
-`, first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Abort),
-		first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
-	_, _ = w.Write(b.Bytes())
+	return &na
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // FuzzRouteLine: any line routes without panicking, a forced prefix always
@@ -35,18 +35,18 @@ func FuzzRouteLine(f *testing.F) {
 func FuzzLineInput(f *testing.F) {
 	f.Add("hello world", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Add("\x1b[31mred\n", []byte{9, 9, 1})
-	keys := []tea.KeyType{tea.KeyBackspace, tea.KeyDelete, tea.KeyLeft, tea.KeyRight, tea.KeyHome, tea.KeyEnd, tea.KeyCtrlU, tea.KeyCtrlK, tea.KeyCtrlW, tea.KeyRunes}
+	keys := []string{"backspace", "delete", "left", "right", "home", "end", "ctrl+u", "ctrl+k", "ctrl+w", "text"}
 	f.Fuzz(func(t *testing.T, text string, ops []byte) {
 		if !utf8.ValidString(text) {
 			return
 		}
 		var l lineInput
 		for _, op := range ops {
-			k := tea.KeyMsg{Type: keys[int(op)%len(keys)]}
-			if k.Type == tea.KeyRunes {
-				k.Runes = []rune(text)
+			if name := keys[int(op)%len(keys)]; name == "text" {
+				l.update(tea.KeyPressMsg{Code: tea.KeyExtended, Text: text})
+			} else {
+				l.update(keyMsg(name))
 			}
-			l.update(k)
 			if l.pos < 0 || l.pos > len(l.r) {
 				t.Fatalf("cursor %d outside a line of %d", l.pos, len(l.r))
 			}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // lineInput is a one-line editor with the usual readline keys.
@@ -23,62 +23,43 @@ func (l *lineInput) set(s string) {
 func (l *lineInput) reset() { l.r, l.pos = l.r[:0], 0 }
 
 // update applies an editing key and reports whether the text changed.
-func (l *lineInput) update(k tea.KeyMsg) (changed bool) {
-	switch k.Type {
-	case tea.KeyRunes, tea.KeySpace:
-		rs := k.Runes
-		if k.Type == tea.KeySpace {
-			rs = []rune{' '}
-		}
-		// A paste may bring newlines and tabs: keep it one line.
-		clean := make([]rune, 0, len(rs))
-		for _, r := range rs {
-			switch {
-			case r == '\n' || r == '\r' || r == '\t':
-				clean = append(clean, ' ')
-			case unicode.IsControl(r):
-			default:
-				clean = append(clean, r)
-			}
-		}
-		l.r = append(l.r[:l.pos], append(clean, l.r[l.pos:]...)...)
-		l.pos += len(clean)
-		return len(clean) > 0
-	case tea.KeyBackspace, tea.KeyCtrlH:
+func (l *lineInput) update(k tea.KeyPressMsg) (changed bool) {
+	switch k.String() {
+	case "backspace", "ctrl+h":
 		if l.pos > 0 {
 			l.r = append(l.r[:l.pos-1], l.r[l.pos:]...)
 			l.pos--
 			return true
 		}
-	case tea.KeyDelete:
+	case "delete":
 		if l.pos < len(l.r) {
 			l.r = append(l.r[:l.pos], l.r[l.pos+1:]...)
 			return true
 		}
-	case tea.KeyLeft, tea.KeyCtrlB:
+	case "left", "ctrl+b":
 		if l.pos > 0 {
 			l.pos--
 		}
-	case tea.KeyRight, tea.KeyCtrlF:
+	case "right", "ctrl+f":
 		if l.pos < len(l.r) {
 			l.pos++
 		}
-	case tea.KeyHome, tea.KeyCtrlA:
+	case "home", "ctrl+a":
 		l.pos = 0
-	case tea.KeyEnd, tea.KeyCtrlE:
+	case "end", "ctrl+e":
 		l.pos = len(l.r)
-	case tea.KeyCtrlU:
+	case "ctrl+u":
 		if l.pos > 0 {
 			l.r = append(l.r[:0], l.r[l.pos:]...)
 			l.pos = 0
 			return true
 		}
-	case tea.KeyCtrlK:
+	case "ctrl+k":
 		if l.pos < len(l.r) {
 			l.r = l.r[:l.pos]
 			return true
 		}
-	case tea.KeyCtrlW:
+	case "ctrl+w":
 		i := l.pos
 		for i > 0 && l.r[i-1] == ' ' {
 			i--
@@ -91,8 +72,31 @@ func (l *lineInput) update(k tea.KeyMsg) (changed bool) {
 			l.pos = i
 			return true
 		}
+	default:
+		if k.Mod&^tea.ModShift == 0 && k.Text != "" {
+			return l.insert(k.Text)
+		}
 	}
 	return false
+}
+
+// insert puts text at the cursor, as typed or pasted, and reports whether
+// anything was inserted. A paste may bring newlines and tabs: the line
+// stays one line, and control characters are dropped.
+func (l *lineInput) insert(text string) bool {
+	clean := make([]rune, 0, len(text))
+	for _, r := range text {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			clean = append(clean, ' ')
+		case unicode.IsControl(r):
+		default:
+			clean = append(clean, r)
+		}
+	}
+	l.r = append(l.r[:l.pos], append(clean, l.r[l.pos:]...)...)
+	l.pos += len(clean)
+	return len(clean) > 0
 }
 
 // view draws the text with a block cursor. Control characters cannot be

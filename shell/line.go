@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,14 +15,23 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
-// LineOptions shape the line mode.
+// LineOptions shape the line mode and the one-shots.
 type LineOptions struct {
 	Yes    bool // approve and commit without asking (not the second confirmation)
 	DryRun bool // plan and show the review; run nothing
 	Print  bool // print the script only
-	JSON   bool // print one JSON object describing the step on out
+	JSON   bool // print one Record describing the pass on out
+	// Network gives the script the host's network, all of it (nash run
+	// --net); Allow, the destinations it may reach beyond the
+	// configuration's (nash run --net=HOST,...).
+	Network bool
+	Allow   []egress.Rule
+	// Unprotected runs where the sandbox cannot hold changes back, and
+	// says so (nash run --unprotected).
+	Unprotected bool
 	// SaveScript, when set, receives the script that was committed (or
 	// ran without changes), for the shell hand-off of nash init.
 	SaveScript string
@@ -29,6 +39,10 @@ type LineOptions struct {
 	// is attached. Nil means none (/dev/null), so a script cannot eat the
 	// answers meant for nash.
 	ScriptStdin io.Reader
+}
+
+func (o LineOptions) flow() flowOptions {
+	return flowOptions{yes: o.Yes, dryRun: o.DryRun, print: o.Print, network: o.Network, allow: o.Allow, unprotected: o.Unprotected}
 }
 
 // liner is the line mode: the flow in plain text. Answers are read from
@@ -42,23 +56,25 @@ type liner struct {
 	errw io.Writer
 	sty  *styles
 	opts LineOptions
-	json *stepJSON
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
 	cfg.Color = false
+	e := newEngine(cfg)
+	e.oneShot = true // until Lines says otherwise
 	return &liner{
-		e: newEngine(cfg), st: NewState(cfg.Dir, cfg.Env, cfg.Home),
-		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(errw, false), opts: opts,
+		e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home),
+		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(false), opts: opts,
 	}
 }
 
 // Lines runs the line mode over in until end of input or exit: each line
-// is routed and goes through the same review, run and commit as in the
-// REPL, with the answers read from the following lines. It returns the
-// last line's error, as a shell returns the last command's status.
+// is routed and goes through the same flow as in the REPL, with the
+// answers read from the following lines. It returns the last line's
+// error, as a shell returns the last command's status.
 func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) error {
 	l := newLiner(cfg, in, out, errw, opts)
+	l.e.oneShot = false
 	var hist *History
 	if cfg.StateDir != "" {
 		hist, _ = LoadHistory(historyPath(cfg.StateDir))
@@ -77,14 +93,14 @@ func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, o
 		if hist != nil {
 			_ = hist.Add(strings.TrimRight(line, "\n"))
 		}
-		last = l.line(ctx, line)
+		_, last = l.line(ctx, line)
 		switch {
 		case errors.Is(last, ErrExit):
 			return nil
 		case errors.Is(last, context.Canceled):
 			return last
 		case last != nil && !isQuiet(last):
-			fmt.Fprintf(errw, "nash: %v\n", last)
+			fmt.Fprintf(errw, "nash: %s\n", effects.EscapeText(last.Error()))
 		}
 	}
 }
@@ -96,226 +112,316 @@ func isQuiet(err error) bool {
 }
 
 // OneShot runs one line, as nash -c does: route, plan, review, run,
-// summary, commit. With JSON it prints one object describing the step.
+// summary, commit. With JSON it prints one Record describing the pass.
 func OneShot(ctx context.Context, cfg Config, text string, in io.Reader, out, errw io.Writer, opts LineOptions) error {
 	l := newLiner(cfg, in, out, errw, opts)
-	if opts.JSON {
-		l.json = &stepJSON{Input: text}
-	}
-	err := l.line(ctx, text)
+	rec, err := l.line(ctx, text)
 	if errors.Is(err, ErrExit) {
 		err = nil
 	}
-	if l.json != nil {
+	return l.finish(rec, err)
+}
+
+// Script is a script in hand that nash runs once, with no planner: the
+// script of nash run, or one nash wrote for nash group or nash join.
+type Script struct {
+	Text string
+	// Title, for a script nash wrote, is its own command line: the log
+	// keeps it as the request and the record as the input.
+	Title string
+	// Show prints the script and what it will do before it runs.
+	Show bool
+}
+
+// RunScript takes s through the flow once, as nash run does: analysis, the
+// second confirmation if it needs one, the sandboxed run, the summary and
+// the commit (asked, or with --yes). With JSON it prints one Record, the
+// same as nash -c prints for the same script typed as a command.
+func RunScript(ctx context.Context, cfg Config, s Script, in io.Reader, out, errw io.Writer, opts LineOptions) error {
+	l := newLiner(cfg, in, out, errw, opts)
+	input := s.Text
+	if s.Title != "" {
+		input = s.Title
+	}
+	r, err := l.pass(ctx, job{input: input, route: Command, text: s.Text, title: s.Title, show: s.Show})
+	return l.finish(r, err)
+}
+
+// Staged is a change nash prepared without a script (nash rollback):
+// Stage opens the sandbox and returns the pending change, which the flow
+// then shows and commits (asked, or with --yes) or aborts as it does a
+// run's.
+type Staged struct {
+	Title string // nash's own command line: the log keeps it as the request
+	Stage func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
+}
+
+// RunStaged takes a staged change through the flow once, from its effect
+// summary on. With JSON it prints one Record.
+func RunStaged(ctx context.Context, cfg Config, s Staged, in io.Reader, out, errw io.Writer, opts LineOptions) error {
+	l := newLiner(cfg, in, out, errw, opts)
+	r, err := l.pass(ctx, job{input: s.Title, route: Command, title: s.Title, stage: s.Stage})
+	return l.finish(r, err)
+}
+
+// finish prints the record (--json) and saves the script (--save-script)
+// of a one-shot, and returns its error.
+func (l *liner) finish(r *flowResult, err error) error {
+	if l.opts.JSON && r != nil {
 		if err != nil && !isQuiet(err) {
-			l.json.Error = err.Error()
+			r.rec.Error = err.Error()
 		}
-		b, merr := json.MarshalIndent(l.json, "", "  ")
-		if merr != nil {
+		// Scripts read as written: > stays >, not \u003e.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if merr := enc.Encode(r.rec); merr != nil {
 			return merr
 		}
-		if _, werr := out.Write(append(effects.EscapeJSON(b), '\n')); werr != nil {
+		if _, werr := l.out.Write(effects.EscapeJSON(buf.Bytes())); werr != nil {
 			return werr
 		}
 	}
 	return err
 }
 
-// stepJSON is what nash -c --json prints.
-type stepJSON struct {
-	Input       string          `json:"input"`
-	Route       string          `json:"route"`
-	Script      string          `json:"script,omitempty"`
-	Explanation string          `json:"explanation,omitempty"`
-	Question    string          `json:"question,omitempty"`
-	Report      *effects.Report `json:"report,omitempty"`
-	Run         *runJSON        `json:"run,omitempty"`
-	Aborted     bool            `json:"aborted,omitempty"`
-	Error       string          `json:"error,omitempty"`
-}
-
-type runJSON struct {
-	ID          string             `json:"id"`
-	ExitCode    int                `json:"exit_code"`
-	Changes     []effects.Change   `json:"changes"`
-	Surprises   *effects.Surprises `json:"surprises,omitempty"`
-	Committed   bool               `json:"committed"`
-	Transaction string             `json:"transaction,omitempty"`
-	Paths       []string           `json:"committed_paths,omitempty"`
-	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
-	Unprotected []string           `json:"unprotected,omitempty"`
-}
-
-// line handles one line.
-func (l *liner) line(ctx context.Context, line string) error {
+// line handles one line. It returns the flow's result when the line went
+// through the flow.
+func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 	r := RouteLine(line, l.st.IsCommand)
-	if l.json != nil {
-		l.json.Route = r.Kind.String()
-	}
+	text := strings.TrimSpace(line)
 	switch r.Kind {
 	case Empty:
-		return nil
+		return nil, nil
 	case Session:
 		out, err := l.st.Apply(r.Text)
 		if out != "" {
 			fmt.Fprintln(l.out, out)
 		}
-		return err
+		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
 	case Builtin:
-		return l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
-	case Command:
-		return l.command(ctx, r.Text)
+		err := l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
+		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
 	}
-	return l.request(ctx, r.Text)
+	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text})
 }
 
-// command runs a typed command: no planner and no review, unless it needs
-// the second confirmation.
-func (l *liner) command(ctx context.Context, script string) error {
-	rep := l.e.analyze(script, l.st.Dir)
-	a := &planner.Artifact{Script: script, Report: rep}
-	if l.json != nil {
-		l.json.Script, l.json.Report = script, rep
+// pass takes j through the flow in the session's directory and
+// environment, and keeps what the session needs of it.
+func (l *liner) pass(ctx context.Context, j job) (*flowResult, error) {
+	j.dir, j.env, j.history, j.opts = l.st.Dir, l.st.Environ(), l.st.History, l.opts.flow()
+	res, err := l.e.flow(ctx, l, j)
+	for _, h := range res.history {
+		l.st.Record(h)
 	}
+	if res.ran {
+		l.st.Forget()
+	}
+	if res.committed != nil {
+		l.st.Committed = append(l.st.Committed, *res.committed)
+		l.summarize(ctx, res)
+	}
+	if res.saved != "" {
+		l.save(res.saved)
+	}
+	return res, err
+}
+
+// summarize asks for the model's summary of a commit, when a model is
+// configured, and shows it; a failure is one line and the commit stands.
+func (l *liner) summarize(ctx context.Context, res *flowResult) {
+	sum := l.e.cfg.Summarize
+	if sum == nil || res.rec.Run == nil {
+		return
+	}
+	text, err := sum(ctx, res.rec.Run.Transaction, res.cs)
 	switch {
-	case l.opts.Print:
-		fmt.Fprintln(l.out, script)
-		return nil
-	case l.opts.DryRun:
-		if l.json == nil {
-			writeReview(l.out, l.sty, a, 0)
-		}
-		return nil
+	case err != nil:
+		fmt.Fprintf(l.errw, "nash: no change summary: %s\n", effects.EscapeLine(err.Error()))
+	case text != "":
+		res.rec.Run.Summary = text
+		fmt.Fprintf(l.errw, "nash: summary: %s\n", effects.EscapeLine(text))
 	}
-	if reason := confirmReason(rep, l.st.Dir); reason != "" {
-		writeReview(l.errw, l.sty, a, 0)
-		if l.opts.Yes {
-			return &ConfirmError{reason}
-		}
-		if err := l.confirm(reason); err != nil {
-			return err
-		}
-	}
-	return l.runAndCommit(ctx, "", script, rep, rep.Network)
 }
 
-// request plans text and takes the script through review.
-func (l *liner) request(ctx context.Context, text string) error {
-	req := request{prompt: text, dir: l.st.Dir, history: l.st.History}
-	fmt.Fprintln(l.errw, "nash: planning…")
-	a, err := l.e.plan(ctx, req)
+// The line face: questions read lines, events are plain text on errw.
+
+func (l *liner) busy(ctx context.Context, what string) (context.Context, context.CancelFunc) {
+	fmt.Fprintf(l.errw, "nash: %s…\n", what)
+	return ctx, func() {}
+}
+
+func (l *liner) review(*planner.Artifact, string) (action, error) {
+	ans, err := l.ask("run it? [y]es, [n]o, [e]dit, [r]evise, e[x]plain: ", "y", "n", "e", "r", "x")
 	if err != nil {
-		return err
+		return actAbort, err
 	}
-	for {
-		if l.json != nil {
-			l.json.Script, l.json.Explanation, l.json.Question, l.json.Report = a.Script, a.Explanation, a.Question, a.Report
-		}
-		if a.Question != "" {
-			fmt.Fprintf(l.errw, "nash: the model asks: %s\n", effects.EscapeLine(a.Question))
-			l.st.Record(planner.HistoryEntry{Prompt: text, Output: "the model asked: " + a.Question})
-			return &PlanError{fmt.Errorf("the model asked a question instead of writing a script; say more and ask again")}
-		}
-		if a.Report == nil {
-			a.Report = l.e.analyze(a.Script, l.st.Dir)
-		}
-		switch {
-		case l.opts.Print:
-			fmt.Fprintln(l.out, strings.TrimRight(a.Script, "\n"))
-			return nil
-		case l.opts.DryRun:
-			if l.json == nil {
-				writeReview(l.out, l.sty, a, 0)
-			}
-			return nil
-		}
-		writeReview(l.errw, l.sty, a, 0)
-		reason := confirmReason(a.Report, l.st.Dir)
-		if l.opts.Yes {
-			if reason != "" {
-				return &ConfirmError{reason}
-			}
-			return l.runAndCommit(ctx, text, a.Script, a.Report, a.NeedsNetwork || a.Report.Network)
-		}
-		ans, err := l.ask("run it? [y]es, [n]o, [e]dit, [r]evise, e[x]plain: ", "y", "n", "e", "r", "x")
-		if err != nil {
-			return err
-		}
-		switch ans {
-		case "n":
-			fmt.Fprintln(l.errw, "nash: aborted; nothing was run")
-			l.abortJSON()
-			return ErrAborted
-		case "y":
-			if reason != "" {
-				if err := l.confirm(reason); err != nil {
-					return err
-				}
-			}
-			return l.runAndCommit(ctx, text, a.Script, a.Report, a.NeedsNetwork || a.Report.Network)
-		case "e":
-			edited, err := l.edit(a.Script)
-			if err != nil {
-				fmt.Fprintf(l.errw, "nash: %v\n", err)
-				continue
-			}
-			a = editedArtifact(a, edited, l.e.analyze(edited, l.st.Dir))
-		case "r":
-			fb, err := l.ask("what should change? ")
-			if err != nil {
-				return err
-			}
-			if strings.TrimSpace(fb) == "" {
-				continue
-			}
-			fmt.Fprintln(l.errw, "nash: revising…")
-			na, err := l.e.revise(ctx, req, a.Script, fb)
-			if err != nil {
-				fmt.Fprintf(l.errw, "nash: %v\n", err)
-				continue
-			}
-			a = na
-		case "x":
-			x, err := l.e.explain(ctx, req, a.Script)
-			if err != nil {
-				fmt.Fprintf(l.errw, "nash: %v\n", err)
-				continue
-			}
-			writeExplanation(l.errw, l.sty, x)
-		}
-	}
+	return map[string]action{"y": actRun, "n": actAbort, "e": actEdit, "r": actRevise, "x": actExplain}[ans], nil
 }
 
-// editedArtifact is a copy of a with the person's edit as its script.
-func editedArtifact(a *planner.Artifact, script string, rep *effects.Report) *planner.Artifact {
-	na := *a
-	na.Previous, na.Script, na.Report = a.Script, script, rep
-	na.Diff = planner.UnifiedDiff("a/script", "b/script (edited)", a.Script, script)
-	if a.Script == script {
-		na.Diff = ""
-	}
-	return &na
-}
-
-func (l *liner) abortJSON() {
-	if l.json != nil {
-		l.json.Aborted = true
-	}
-}
-
-// confirm asks for the second confirmation: the word yes.
-func (l *liner) confirm(reason string) error {
-	fmt.Fprintf(l.errw, "nash: careful: %s\n", reason)
+func (l *liner) confirm(string) (bool, bool, error) {
 	ans, err := l.ask("type yes to run it anyway: ")
 	if err != nil {
-		return err
+		return false, false, err
 	}
-	if strings.ToLower(strings.TrimSpace(ans)) != "yes" {
-		fmt.Fprintln(l.errw, "nash: aborted; nothing was run")
-		l.abortJSON()
-		return ErrAborted
+	return strings.ToLower(strings.TrimSpace(ans)) == "yes", false, nil
+}
+
+func (l *liner) feedback() (string, error) {
+	fb, err := l.ask("what should change? ")
+	return strings.TrimSpace(fb), err
+}
+
+// edit opens the script in the editor on the terminal.
+func (l *liner) edit(script string) (string, error) {
+	cmd, path, err := editCommand(l.e.cfg.Editor, script)
+	if err != nil {
+		return "", err
 	}
-	return nil
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = l.opts.ScriptStdin, l.errw, l.errw
+	if err := cmd.Run(); err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("edit: the editor failed: %w", err)
+	}
+	return readEdited(path)
+}
+
+// run gives the script the terminal as its stdin when there is one (else
+// /dev/null), and stdout, unless stdout is for the JSON record.
+func (l *liner) run(f runFunc) (*outcome, error) {
+	stdin := l.opts.ScriptStdin
+	if stdin == nil {
+		dn, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, err
+		}
+		defer dn.Close()
+		stdin = dn
+	}
+	stdout := l.out
+	if l.opts.JSON {
+		stdout = l.errw
+	}
+	return f(stdin, stdout, l.errw)
+}
+
+func (l *liner) decide(o *outcome) (decision, error) {
+	for {
+		ans, err := l.ask("commit these changes? [c]ommit, [a]bort, [d]iff, [p]ick paths: ", "c", "a", "d", "p")
+		if err != nil {
+			return decision{}, err
+		}
+		switch ans {
+		case "a":
+			return decision{abort: true}, nil
+		case "c":
+			return decision{}, nil
+		case "d":
+			writeDiff(l.errw, o)
+		case "p":
+			all := commitPaths(o)
+			for i, p := range all {
+				fmt.Fprintf(l.errw, "  %d  %s\n", i+1, effects.Quote(p))
+			}
+			ans, err := l.ask("numbers of the paths to commit (e.g. 1 3): ")
+			if err != nil {
+				return decision{}, err
+			}
+			if paths := pickPaths(all, ans); len(paths) > 0 {
+				return decision{paths: paths}, nil
+			}
+			fmt.Fprintln(l.errw, "nash: no path picked")
+		}
+	}
+}
+
+// allowNet asks once about destinations: all, some (by number, from the
+// list it shows) or none. End of input is none.
+func (l *liner) allowNet(q netQuestion) ([]egress.Rule, error) {
+	writeNetOffer(l.errw, q)
+	question := "allow them for this run?"
+	if q.again {
+		question = "allow and run again?"
+	}
+	for {
+		fmt.Fprintf(l.errw, "%s [a]ll %d, [p]ick, [n]one: ", question, len(q.rules))
+		line, err := l.in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "all", "y", "yes":
+			return q.rules, nil
+		case "n", "none", "no":
+			return nil, nil
+		case "p", "pick":
+			fmt.Fprint(l.errw, "numbers to allow (e.g. 1 3), empty for none: ")
+			line, _ := l.in.ReadString('\n')
+			var picked []egress.Rule
+			ok := true
+			for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' }) {
+				n, err := strconv.Atoi(f)
+				if err != nil || n < 1 || n > len(q.rules) {
+					fmt.Fprintf(l.errw, "nash: %s is not a number from the list\n", effects.Quote(f))
+					ok = false
+					break
+				}
+				picked = append(picked, q.rules[n-1])
+			}
+			if ok {
+				return picked, nil
+			}
+			continue
+		}
+		if err != nil {
+			fmt.Fprintln(l.errw)
+			return nil, nil
+		}
+	}
+}
+
+func (l *liner) say(ev event) {
+	w := l.errw
+	switch ev := ev.(type) {
+	case evQuestion:
+		fmt.Fprintf(w, "nash: the model asks: %s\n", effects.EscapeLine(ev.text))
+	case evReview:
+		writeReview(w, l.sty, ev.a, 0)
+		if ev.reason != "" {
+			fmt.Fprintf(w, "nash: careful: %s\n", ev.reason)
+		}
+	case evExplanation:
+		writeExplanation(w, l.sty, ev.x)
+	case evFailed:
+		fmt.Fprintf(w, "nash: %s\n", effects.EscapeText(ev.err.Error()))
+	case evPrint:
+		fmt.Fprintln(l.out, strings.TrimRight(ev.script, "\n"))
+	case evDryRun:
+		if !l.opts.JSON {
+			writeReview(l.out, l.sty, ev.a, 0)
+		}
+	case evAborted:
+		if ev.ran {
+			fmt.Fprintln(w, "nash: aborted; nothing was changed")
+		} else {
+			fmt.Fprintln(w, "nash: aborted; nothing was run")
+		}
+	case evExit:
+		fmt.Fprintf(w, "nash: the script exited with status %d\n", ev.code)
+	case evUnsandboxed:
+		fmt.Fprintln(w, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
+	case evNoChanges:
+		fmt.Fprintln(w, "nash: no changes")
+	case evOutcome:
+		writeOutcome(w, l.sty, ev.o, 0, l.e.cfg.Home)
+	case evNotCommitted:
+		fmt.Fprintf(w, "nash: not committed: %s\n", effects.EscapeText(ev.err.Error()))
+		fmt.Fprintln(w, "nash: pick the other paths to commit them alone, or abort")
+	case evNetAgain:
+		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are discarded\n", quoteRules(ev.rules))
+	case evNetKept:
+		fmt.Fprintf(w, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", ev.tx.ID, ev.tx.ID)
+	case evCommitted:
+		fmt.Fprintf(w, "nash: committed as transaction %s (undo with: %s)\n", ev.tx.ID, l.e.undoCommand(ev.tx.ID))
+	}
 }
 
 // ask prints prompt and reads an answer. With choices, it asks again until
@@ -327,8 +433,7 @@ func (l *liner) ask(prompt string, choices ...string) (string, error) {
 		ans := strings.TrimSpace(line)
 		if err != nil && line == "" {
 			fmt.Fprintln(l.errw)
-			fmt.Fprintln(l.errw, "nash: no answer; aborted, nothing was changed")
-			l.abortJSON()
+			fmt.Fprintln(l.errw, "nash: no answer")
 			return "", ErrAborted
 		}
 		if len(choices) == 0 {
@@ -366,132 +471,6 @@ func choiceWord(c string) string {
 		return "pick"
 	}
 	return c
-}
-
-// edit opens the script in the editor on the terminal.
-func (l *liner) edit(script string) (string, error) {
-	cmd, path, err := editCommand(l.e.cfg.Editor, script)
-	if err != nil {
-		return "", err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = l.opts.ScriptStdin, l.errw, l.errw
-	if err := cmd.Run(); err != nil {
-		os.Remove(path)
-		return "", fmt.Errorf("edit: the editor failed: %w", err)
-	}
-	return readEdited(path)
-}
-
-// runAndCommit runs script, shows the summary and commits, aborts or
-// commits some paths as the person says.
-func (l *liner) runAndCommit(ctx context.Context, prompt, script string, rep *effects.Report, network bool) error {
-	stdin := l.opts.ScriptStdin
-	if stdin == nil {
-		f, err := os.Open(os.DevNull)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		stdin = f
-	}
-	spec := OpenSpec{Dir: l.st.Dir, Env: l.st.Environ(), Stdin: stdin, Stdout: l.out, Stderr: l.errw, Network: network}
-	if l.json != nil {
-		spec.Stdout = l.errw // stdout is for the JSON object
-	}
-	o, err := l.e.run(ctx, spec, prompt, script, rep)
-	if err != nil {
-		return err
-	}
-	l.st.Forget()
-	code := o.pending.ExitCode
-	var rj *runJSON
-	if l.json != nil {
-		rj = &runJSON{ID: o.pending.ID, ExitCode: code, Changes: o.pending.Changes.Changes, Unprotected: o.pending.Unprotected}
-		if rj.Changes == nil {
-			rj.Changes = []effects.Change{}
-		}
-		if rep != nil {
-			s := effects.Compare(rep, o.pending.Changes)
-			rj.Surprises = &s
-		}
-		l.json.Run = rj
-	}
-	status := func() error {
-		l.st.Record(planner.HistoryEntry{Prompt: prompt, Script: script, ExitCode: code})
-		if code != 0 {
-			fmt.Fprintf(l.errw, "nash: the script exited with status %d\n", code)
-			return ExitStatus(code)
-		}
-		return nil
-	}
-	if !o.changed() && len(o.pending.Unprotected) == 0 {
-		_ = o.sb.Abort(o.pending.ID)
-		fmt.Fprintln(l.errw, "nash: no changes")
-		l.save(script)
-		return status()
-	}
-	writeOutcome(l.errw, l.sty, o, 0, l.e.cfg.Home)
-	var paths []string
-	if !l.opts.Yes {
-	loop:
-		for {
-			ans, err := l.ask("[c]ommit, [a]bort, [d]iff, [p]ick paths: ", "c", "a", "d", "p")
-			if err != nil {
-				_ = o.sb.Abort(o.pending.ID)
-				return err
-			}
-			switch ans {
-			case "a":
-				_ = o.sb.Abort(o.pending.ID)
-				fmt.Fprintln(l.errw, "nash: aborted; nothing was changed")
-				l.abortJSON()
-				l.st.Record(planner.HistoryEntry{Prompt: prompt, Script: script, ExitCode: code, Output: "(aborted)"})
-				return ErrAborted
-			case "d":
-				writeDiff(l.errw, o)
-			case "c":
-				break loop
-			case "p":
-				all := commitPaths(o)
-				for i, p := range all {
-					fmt.Fprintf(l.errw, "  %d  %s\n", i+1, effects.Quote(p))
-				}
-				ans, err := l.ask("numbers of the paths to commit (e.g. 1 3): ")
-				if err != nil {
-					_ = o.sb.Abort(o.pending.ID)
-					return err
-				}
-				paths = pickPaths(all, ans)
-				if len(paths) == 0 {
-					fmt.Fprintln(l.errw, "nash: no path picked")
-					continue
-				}
-				break loop
-			}
-		}
-	}
-	tx, step, err := l.e.commit(ctx, o, paths)
-	if err != nil {
-		var ce *sandbox.ConflictError
-		if errors.As(err, &ce) && rj != nil {
-			rj.Conflicts = ce.Conflicts
-		}
-		return err
-	}
-	l.st.Committed = append(l.st.Committed, step)
-	if rj != nil {
-		rj.Committed, rj.Transaction, rj.Paths = true, tx.ID, paths
-	}
-	fmt.Fprintf(l.errw, "nash: committed as transaction %s (undo with :undo %s or nash undo %s)\n", tx.ID, tx.ID, tx.ID)
-	if sum := l.e.cfg.Summarize; sum != nil {
-		if text, err := sum(ctx, tx.ID, o.pending.Changes); err != nil {
-			fmt.Fprintf(l.errw, "nash: no change summary: %s\n", effects.Escape(err.Error()))
-		} else if text != "" {
-			fmt.Fprintf(l.errw, "nash: summary: %s\n", effects.Escape(text))
-		}
-	}
-	l.save(script)
-	return status()
 }
 
 // save writes the script for the shell hand-off.

@@ -5,58 +5,62 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/lipgloss/v2"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/size"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // styles holds every style the shell draws with. Without colour every
-// style renders its text unchanged, so line mode and NO_COLOR write no
-// escape codes at all.
+// style is the zero style, which renders its text unchanged, so line mode
+// and NO_COLOR write no escape codes at all. With colour the styles are
+// 256-colour; the REPL's renderer brings them down to what the terminal
+// shows.
 type styles struct {
 	color                                    bool
 	dim, bold, keyword, str, variable, cmd   lipgloss.Style
 	err, ok, warn, title, add, del, hunk     lipgloss.Style
 	routeCmd, routeEng, routeBuiltin, prompt lipgloss.Style
-	risk                                     [5]lipgloss.Style
+	risk                                     [6]lipgloss.Style
 }
 
-func newStyles(w io.Writer, color bool) *styles {
-	r := lipgloss.NewRenderer(w)
-	if color {
-		r.SetColorProfile(termenv.ANSI256)
-	} else {
-		r.SetColorProfile(termenv.Ascii)
+func newStyles(color bool) *styles {
+	if !color {
+		// Every style plain: Render returns its text unchanged.
+		return &styles{}
 	}
-	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
+	c := func(s string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(s)) }
 	st := &styles{
-		color:        color,
-		dim:          r.NewStyle().Foreground(c("245")),
-		bold:         r.NewStyle().Bold(true),
-		keyword:      r.NewStyle().Foreground(c("170")).Bold(true),
-		str:          r.NewStyle().Foreground(c("114")),
-		variable:     r.NewStyle().Foreground(c("80")),
-		cmd:          r.NewStyle().Foreground(c("75")).Bold(true),
-		err:          r.NewStyle().Foreground(c("203")).Bold(true),
-		ok:           r.NewStyle().Foreground(c("114")),
-		warn:         r.NewStyle().Foreground(c("214")).Bold(true),
-		title:        r.NewStyle().Bold(true).Underline(true),
-		add:          r.NewStyle().Foreground(c("114")),
-		del:          r.NewStyle().Foreground(c("203")),
-		hunk:         r.NewStyle().Foreground(c("80")),
-		routeCmd:     r.NewStyle().Foreground(c("75")).Bold(true),
-		routeEng:     r.NewStyle().Foreground(c("170")).Bold(true),
-		routeBuiltin: r.NewStyle().Foreground(c("214")).Bold(true),
-		prompt:       r.NewStyle().Foreground(c("245")),
+		color:        true,
+		dim:          c("245"),
+		bold:         lipgloss.NewStyle().Bold(true),
+		keyword:      c("170").Bold(true),
+		str:          c("114"),
+		variable:     c("80"),
+		cmd:          c("75").Bold(true),
+		err:          c("203").Bold(true),
+		ok:           c("114"),
+		warn:         c("214").Bold(true),
+		title:        lipgloss.NewStyle().Bold(true).Underline(true),
+		add:          c("114"),
+		del:          c("203"),
+		hunk:         c("80"),
+		routeCmd:     c("75").Bold(true),
+		routeEng:     c("170").Bold(true),
+		routeBuiltin: c("214").Bold(true),
+		prompt:       c("245"),
 	}
 	badge := func(bg string) lipgloss.Style {
-		return r.NewStyle().Background(c(bg)).Foreground(c("16")).Bold(true)
+		return lipgloss.NewStyle().Background(lipgloss.Color(bg)).Foreground(lipgloss.Color("16")).Bold(true)
 	}
-	st.risk = [5]lipgloss.Style{badge("114"), badge("75"), badge("214"), badge("203"), badge("196")}
+	// One per effects.Risk, from read-only to cannot-undo.
+	st.risk = [6]lipgloss.Style{badge("114"), badge("80"), badge("75"), badge("214"), badge("203"), badge("196")}
 	return st
 }
 
@@ -72,10 +76,13 @@ func (st *styles) badge(r effects.Risk) string {
 	return st.risk[r].Render(label)
 }
 
-var shellKeywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "in": true,
-	"do": true, "done": true, "while": true, "until": true, "case": true, "esac": true,
-	"function": true, "select": true, "time": true, "!": true, "{": true, "}": true,
+// isShellKeyword reports whether w is one of bash's reserved words.
+func isShellKeyword(w string) bool {
+	switch w {
+	case "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "function", "select", "time", "!", "{", "}":
+		return true
+	}
+	return false
 }
 
 // highlight colours an escaped script: comments, strings, variables,
@@ -148,7 +155,7 @@ func (st *styles) highlightLine(line string) string {
 			}
 			w := line[i:j]
 			switch {
-			case shellKeywords[w]:
+			case isShellKeyword(w):
 				out.WriteString(st.keyword.Render(w))
 				cmdPos = true
 			case cmdPos && !strings.Contains(w, "="):
@@ -163,14 +170,21 @@ func (st *styles) highlightLine(line string) string {
 	return out.String()
 }
 
-// confirmReason says why a report needs a second confirmation, or "".
+// confirmReason says why a report needs a second confirmation, or "":
+// the script deletes outside dir, or does what the sandbox cannot undo,
+// or cannot be analysed at all. --yes never gives this confirmation.
 func confirmReason(rep *effects.Report, dir string) string {
 	if rep == nil {
 		return ""
 	}
+	for _, f := range rep.Findings {
+		if f.Kind == "unparsed" {
+			return "nash cannot tell what it does: " + f.Reason
+		}
+	}
 	var outside []string
 	for _, p := range rep.Paths {
-		if p.Access == effects.Delete && !under(p.Path, dir) {
+		if p.Access == effects.Delete && (p.Dynamic || !under(p.Path, dir)) {
 			outside = append(outside, effects.Quote(p.Path))
 		}
 	}
@@ -185,10 +199,10 @@ func confirmReason(rep *effects.Report, dir string) string {
 	return ""
 }
 
-// under reports whether p is dir or below it. A relative or dynamic path
-// ("$X/y") counts as outside: where it lands is not known.
+// under reports whether p is below dir. A relative path counts as
+// outside: where it lands is not known.
 func under(p, dir string) bool {
-	if !filepath.IsAbs(p) || strings.ContainsAny(p, "$`") {
+	if !filepath.IsAbs(p) {
 		return false
 	}
 	rel, err := filepath.Rel(dir, p)
@@ -260,6 +274,7 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 		fmt.Fprintln(w, st.err.Render("these paths were NOT protected and were changed live: ")+quoteAll(p.Unprotected))
 	}
 	if p.Changes == nil || p.Changes.Len() == 0 {
+		writeNetwork(w, st, p)
 		return
 	}
 	var b bytes.Buffer
@@ -278,6 +293,7 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 			fmt.Fprint(w, st.dim.Render(strings.TrimRight(b.String(), "\n"))+"\n")
 		}
 	}
+	writeNetwork(w, st, p)
 }
 
 func quoteAll(ps []string) string {
@@ -290,4 +306,103 @@ func quoteAll(ps []string) string {
 
 func indentText(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// writeNetwork shows what a run tried to reach, after its effect summary.
+// It writes nothing for a run that tried nothing.
+func writeNetwork(w io.Writer, st *styles, p *sandbox.Pending) {
+	if p.NetworkError != "" {
+		fmt.Fprintln(w, st.warn.Render("network: NOT watched ("+effects.EscapeLine(p.NetworkError)+"): the run had its own loopback only"))
+	}
+	if len(p.Network) == 0 {
+		return
+	}
+	denied := 0
+	for _, c := range p.Network {
+		if !c.Allowed {
+			denied++
+		}
+	}
+	fmt.Fprintf(w, "network: %d destination(s) tried, %d denied\n", len(p.Network), denied)
+	for i, c := range p.Network {
+		fmt.Fprintf(w, "  %2d %s\n", i+1, NetworkLine(c))
+	}
+}
+
+// NetworkLine is one destination a run tried, as nash shows it: allowed
+// or denied, what was seen of it, escaped.
+func NetworkLine(c egress.Contact) string {
+	verdict := "denied "
+	if c.Allowed {
+		verdict = "allowed"
+	}
+	var what []string
+	switch {
+	case c.Proto == egress.ProtoDNS:
+		what = append(what, "name looked up only")
+	case c.Proto == egress.ProtoUDP:
+		what = append(what, "udp")
+	case c.TLS:
+		what = append(what, "tls")
+	case c.HTTPHost != "":
+		what = append(what, "http")
+	}
+	if c.ViaProxy {
+		what = append(what, "as a proxy request")
+	}
+	if c.Host != "" && c.Addr != "" {
+		what = append(what, "at "+c.Addr)
+	}
+	if c.SNI != "" && c.SNI != c.Host {
+		what = append(what, "server name "+effects.Quote(c.SNI))
+	}
+	if h := c.HTTPHost; h != "" && h != c.Host && h != c.Destination() && (c.Host == "" || !strings.HasPrefix(h, c.Host+":")) {
+		what = append(what, "Host "+effects.Quote(c.HTTPHost))
+	}
+	switch {
+	case c.Attempts > 1 && c.Proto == egress.ProtoDNS:
+		what = append(what, strconv.Itoa(c.Attempts)+" lookups")
+	case c.Attempts > 1:
+		what = append(what, strconv.Itoa(c.Attempts)+" attempts")
+	}
+	if c.Allowed && c.Proto == egress.ProtoTCP {
+		what = append(what, fmt.Sprintf("sent %s, received %s", size.Format(c.Sent), size.Format(c.Received)))
+		if c.TLS {
+			what = append(what, "encrypted: headers not visible")
+		}
+	}
+	if len(c.Credentials) > 0 {
+		sent := "credential sent: "
+		if !c.Allowed {
+			sent = "credential held back: "
+		}
+		what = append(what, sent+strings.Join(c.Credentials, ", "))
+	}
+	if c.Error != "" {
+		what = append(what, "failed: "+c.Error)
+	}
+	line := verdict + "  " + effects.Quote(c.Destination())
+	if len(what) > 0 {
+		line += "  (" + strings.Join(what, "; ") + ")"
+	}
+	return effects.EscapeLine(line)
+}
+
+// writeNetOffer lists destinations a run may not reach, numbered.
+func writeNetOffer(w io.Writer, q netQuestion) {
+	if !q.again {
+		fmt.Fprintf(w, "network: the script names %d destination(s); it reaches none unless allowed:\n", len(q.rules))
+	}
+	for i, r := range q.rules {
+		fmt.Fprintf(w, "  %2d %s\n", i+1, effects.Quote(r.String()))
+	}
+}
+
+// quoteRules quotes rules for a sentence.
+func quoteRules(rules []egress.Rule) string {
+	q := make([]string, len(rules))
+	for i, r := range rules {
+		q[i] = effects.Quote(r.String())
+	}
+	return strings.Join(q, ", ")
 }

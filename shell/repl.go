@@ -8,19 +8,22 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
-	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Run starts the interactive shell on the terminal in and out, inline (no
@@ -46,31 +49,29 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	m.tty = out
 	// bubbletea's own resize listener reads the output file while
 	// RestoreTerminal rewrites it after every run (a data race in
-	// bubbletea 1.3): hide that the output is a terminal and report the
-	// size from here instead.
-	// At bubbletea's default 60 frames a second a key waits up to 16.7 ms
-	// for its frame; 120 (its maximum) halves that. Idle frames write
-	// nothing: the renderer skips an unchanged view.
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
-		tea.WithoutSignalHandler(), tea.WithFPS(120))
+	// bubbletea 1.3 and 2.1): hide that the output is a terminal, give
+	// the colour profile and size it would have found, and report sizes
+	// from here. At bubbletea's default 60 frames a second a key waits up
+	// to 16.7 ms for its frame; 120 (its maximum) halves that. Idle frames
+	// write nothing: the renderer skips an unchanged view.
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
+		tea.WithoutSignalHandler(), tea.WithFPS(120), tea.WithColorProfile(colorprofile.Detect(out, cfg.Env))}
+	w, h := termSize(out)
+	opts = append(opts, tea.WithWindowSize(w, h))
+	p := tea.NewProgram(m, opts...)
 	sig := make(chan os.Signal, 4)
 	// SIGINT is caught (and dropped) so that a ctrl+c meant for the
 	// script in the foreground never ends nash, whatever the caller set.
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH, os.Interrupt)
 	defer signal.Stop(sig)
-	sendSize := func() {
-		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
-			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
-		}
-	}
 	go func() {
-		sendSize()
 		for {
 			select {
 			case s := <-sig:
 				switch s {
 				case syscall.SIGWINCH:
-					sendSize()
+					w, h := termSize(out)
+					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 					continue
 				case os.Interrupt:
 					continue
@@ -82,19 +83,27 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 		}
 	}()
 	final, err := p.Run()
-	if fm, ok := final.(*model); ok {
-		if fm.pendingRun != nil {
-			// Quit with a run not yet committed: nothing may reach the disk.
-			_ = fm.pendingRun.sb.Abort(fm.pendingRun.pending.ID)
-		}
-		if fm.stopBackground != nil {
-			fm.stopBackground()
-		}
+	// A pass still under way ends with the program: its questions fail,
+	// and a run not yet committed is aborted, so nothing reaches the disk.
+	cancel()
+	m.flows.Wait()
+	if fm, ok := final.(*model); ok && fm.stopBackground != nil {
+		fm.stopBackground()
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// termSize is the terminal's size, or 80x24 where it reports none (a pty
+// nobody sized).
+func termSize(out *os.File) (width, height int) {
+	width, height, err := term.GetSize(int(out.Fd()))
+	if err != nil || width <= 0 || height <= 0 {
+		return 80, 24
+	}
+	return width, height
 }
 
 // writerOnly hides every method of a writer but Write.
@@ -113,7 +122,8 @@ const (
 	stFeedback              // typing what a revision should change
 	stRunning               // a script has the terminal
 	stSummary               // a run waits for commit, pick, diff or abort
-	stPick                  // choosing the paths to commit
+	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
+	stNet                   // destinations the run may reach: all, pick or none
 )
 
 // model is the REPL's root model.
@@ -142,30 +152,29 @@ type model struct {
 	query     lineInput
 	match     int // history index of the search match, or -1
 
-	// The step under way.
-	req        request
-	art        *planner.Artifact
-	typed      bool // the script was typed, not planned
-	reason     string
-	answer     lineInput // the confirmation or the revision feedback
-	pendingRun *outcome
+	// The pass under way: the flow's messages, the question it waits on
+	// (answered on reply), and what the screens show.
+	flows      *sync.WaitGroup
+	flowMsgs   chan tea.Msg
+	reply      chan<- answer
+	art        *planner.Artifact // the script at review
+	answerText lineInput         // the confirmation or the revision feedback
+	pendingRun *outcome          // the run at the effect summary
 	picks      []string
 	picked     []bool
 	pickPos    int
-	cancel     context.CancelFunc
+	pickNet    bool               // the pick screen chooses destinations, not paths
+	netQ       netQuestion        // the destinations offered at stNet
+	cancel     context.CancelFunc // cancels the model's work under way
 	waitLabel  string
+	// exec and execProcess hand the terminal to a script or the editor
+	// (tea.Exec, tea.ExecProcess); tests run them in place.
+	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
+	execProcess func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 }
 
 // Messages: one per event.
 type (
-	planReadyMsg struct {
-		art *planner.Artifact
-		err error
-	}
-	explainedMsg struct {
-		x   *planner.Explanation
-		err error
-	}
 	editedMsg struct {
 		script string
 		err    error
@@ -174,12 +183,6 @@ type (
 		out *outcome
 		err error
 	}
-	committedMsg struct {
-		tx   *sandbox.Tx
-		step Step
-		err  error
-	}
-	abortedMsg  struct{}
 	builtinMsg  struct{ text string }
 	printMsg    struct{ text string } // output to add to the transcript, staying in the same state
 	quitMsg     struct{}
@@ -198,8 +201,8 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 	}
 	m := &model{
 		ctx: ctx, e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home), hist: hist,
-		sty: newStyles(out, cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		width: 80, match: -1,
+		sty: newStyles(cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
 	return m, nil
@@ -239,47 +242,36 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.stopBackground = stop
 		}
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
-	case planReadyMsg:
-		return m.planReady(msg)
-	case explainedMsg:
-		m.state = stReview
-		if msg.err != nil {
-			return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(msg.err.Error()))
-		}
-		var b bytes.Buffer
-		writeExplanation(&b, m.sty, msg.x)
-		return m, m.println(strings.TrimRight(b.String(), "\n"))
+	case tea.PasteMsg:
+		return m.paste(msg.Content)
+	case flowEventMsg:
+		return m, m.flowSaid(msg.ev)
+	case flowBusyMsg:
+		m.state = stWaiting
+		m.waitLabel = msg.what
+		m.cancel = msg.cancel
+		return m, m.listen()
+	case flowAskMsg:
+		return m.flowAsked(msg)
+	case flowDoneMsg:
+		return m.flowDone(msg)
 	case editedMsg:
-		m.state = stReview
 		if msg.err != nil {
-			return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(msg.err.Error()))
+			return m, m.answer(answer{err: msg.err})
 		}
-		m.art = editedArtifact(m.art, msg.script, m.e.analyze(msg.script, m.st.Dir))
-		return m, m.showReview()
+		return m, m.answer(answer{text: msg.script})
 	case runDoneMsg:
-		return m.runDone(msg)
-	case committedMsg:
-		m.state = stInput
-		o := m.pendingRun
-		m.pendingRun = nil
-		if msg.err != nil {
-			return m, m.println(m.sty.err.Render("nash: not committed: ") + effects.EscapeText(msg.err.Error()))
+		if msg.err == nil && msg.out == nil {
+			msg.err = errors.New("the run ended without a result")
 		}
-		m.st.Committed = append(m.st.Committed, msg.step)
-		done := m.println(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", msg.tx.ID)) +
-			m.sty.dim.Render(fmt.Sprintf("  (undo with :undo %s)", msg.tx.ID)))
-		return m, tea.Sequence(done, m.summarizeCmd(msg.tx.ID, o))
+		return m, m.answer(answer{out: msg.out, err: msg.err})
 	case summaryMsg:
 		if msg.err != nil {
 			return m, m.println(m.sty.dim.Render("no change summary: " + effects.Escape(msg.err.Error())))
 		}
 		return m, m.println(m.sty.dim.Render("summary: " + effects.Escape(msg.text)))
-	case abortedMsg:
-		m.state = stInput
-		m.pendingRun = nil
-		return m, m.println(m.sty.dim.Render("aborted; nothing was changed"))
 	case builtinMsg:
 		m.state = stInput
 		m.st.Forget()
@@ -301,7 +293,7 @@ func (m *model) println(text string) tea.Cmd {
 	return tea.Println(text)
 }
 
-func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = ""
 	switch m.state {
 	case stInput:
@@ -310,7 +302,7 @@ func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.inputKey(k)
 	case stWaiting:
-		if k.Type == tea.KeyCtrlC && m.cancel != nil {
+		if k.String() == "ctrl+c" && m.cancel != nil {
 			m.cancel()
 			m.status = "cancelling…"
 		}
@@ -323,15 +315,17 @@ func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.summaryKey(k)
 	case stPick:
 		return m.pickKey(k)
+	case stNet:
+		return m.netKey(k)
 	}
 	return m, nil
 }
 
-func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
+func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "enter":
 		return m.submit()
-	case tea.KeyCtrlC:
+	case "ctrl+c":
 		if m.input.String() == "" {
 			m.status = "type exit or press ctrl+d to leave nash"
 		}
@@ -339,14 +333,14 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.histPos = m.hist.Len()
 		m.reroute()
 		return m, nil
-	case tea.KeyCtrlD:
+	case "ctrl+d":
 		if m.input.String() == "" {
 			return m, tea.Quit
 		}
-		m.input.update(tea.KeyMsg{Type: tea.KeyDelete})
+		m.input.update(tea.KeyPressMsg{Code: tea.KeyDelete})
 		m.reroute()
 		return m, nil
-	case tea.KeyUp, tea.KeyCtrlP:
+	case "up", "ctrl+p":
 		if m.histPos > 0 {
 			if m.histPos == m.hist.Len() {
 				m.draft = m.input.String()
@@ -356,7 +350,7 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.reroute()
 		}
 		return m, nil
-	case tea.KeyDown, tea.KeyCtrlN:
+	case "down", "ctrl+n":
 		if m.histPos < m.hist.Len() {
 			m.histPos++
 			if m.histPos == m.hist.Len() {
@@ -367,13 +361,13 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.reroute()
 		}
 		return m, nil
-	case tea.KeyCtrlR:
+	case "ctrl+r":
 		m.searching = true
 		m.query.reset()
 		m.match = -1
 		return m, nil
-	case tea.KeyCtrlL:
-		return m, tea.ClearScreen
+	case "ctrl+l":
+		return m, func() tea.Msg { return tea.ClearScreen() }
 	}
 	if m.input.update(k) {
 		m.reroute()
@@ -384,23 +378,24 @@ func (m *model) inputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // reroute recomputes the route indicator for the line being typed.
 func (m *model) reroute() { m.route = RouteLine(m.input.String(), m.st.IsCommand) }
 
-func (m *model) searchKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyCtrlR:
+func (m *model) searchKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	key := k.String()
+	switch key {
+	case "ctrl+r":
 		if m.match > 0 {
 			if i := m.hist.Search(m.query.String(), m.match); i >= 0 {
 				m.match = i
 			}
 		}
 		return m, nil
-	case tea.KeyEnter, tea.KeyEsc, tea.KeyCtrlG, tea.KeyCtrlC, tea.KeyLeft, tea.KeyRight:
+	case "enter", "esc", "ctrl+g", "ctrl+c", "left", "right":
 		m.searching = false
-		if m.match >= 0 && k.Type != tea.KeyCtrlG && k.Type != tea.KeyCtrlC {
+		if m.match >= 0 && key != "ctrl+g" && key != "ctrl+c" {
 			m.input.set(m.hist.At(m.match))
 			m.histPos = m.match
 		}
 		m.reroute()
-		if k.Type == tea.KeyEnter && m.match >= 0 {
+		if key == "enter" && m.match >= 0 {
 			return m.submit()
 		}
 		return m, nil
@@ -445,37 +440,11 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 		m.waitLabel = ":" + firstLine(r.Text, 30)
 		cmds = append(cmds, m.builtinCmd(r.Text))
 	case Command:
-		m.req = request{dir: m.st.Dir}
-		m.typed = true
-		rep := m.e.analyze(r.Text, m.st.Dir)
-		m.art = &planner.Artifact{Script: r.Text, Report: rep}
-		if reason := confirmReason(rep, m.st.Dir); reason != "" {
-			cmds = append(cmds, m.showReview())
-		} else {
-			cmds = append(cmds, m.startRun())
-		}
+		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
 	case English:
-		m.typed = false
-		m.req = request{prompt: r.Text, dir: m.st.Dir, history: append([]planner.HistoryEntry(nil), m.st.History...)}
-		e, req := m.e, m.req
-		cmds = append(cmds, m.wait("planning", func(ctx context.Context) tea.Msg {
-			a, err := e.plan(ctx, req)
-			return planReadyMsg{a, err}
-		}))
+		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))
 	}
 	return m, tea.Sequence(cmds...)
-}
-
-// wait runs f in a command with a context that ctrl+c cancels.
-func (m *model) wait(label string, f func(ctx context.Context) tea.Msg) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancel = cancel
-	m.state = stWaiting
-	m.waitLabel = label
-	return func() tea.Msg {
-		defer cancel()
-		return f(ctx)
-	}
 }
 
 func (m *model) builtinCmd(text string) tea.Cmd {
@@ -501,199 +470,55 @@ func saveHistory(h *History, line string) tea.Cmd {
 	}
 }
 
-func (m *model) planReady(msg planReadyMsg) (tea.Model, tea.Cmd) {
-	m.cancel = nil
-	switch {
-	case errors.Is(msg.err, context.Canceled):
-		m.state = stInput
-		return m, m.println(m.sty.dim.Render("cancelled"))
-	case msg.err != nil:
-		m.state = stInput
-		return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(msg.err.Error()))
-	case msg.art.Question != "":
-		m.state = stInput
-		// The question goes into the session history, so the next request
-		// (the answer) is planned with it.
-		m.st.Record(planner.HistoryEntry{Prompt: m.req.prompt, Output: "the model asked: " + msg.art.Question})
-		return m, m.println(m.sty.warn.Render("the model asks: ") + effects.EscapeLine(msg.art.Question))
-	}
-	if msg.art.Report == nil {
-		msg.art.Report = m.e.analyze(msg.art.Script, m.req.dir)
-	}
-	m.art = msg.art
-	return m, m.showReview()
-}
-
-// showReview prints the review into the transcript and waits for a key.
-func (m *model) showReview() tea.Cmd {
-	m.state = stReview
-	m.reason = confirmReason(m.art.Report, m.req.dir)
-	var b bytes.Buffer
-	writeReview(&b, m.sty, m.art, m.width)
-	if m.reason != "" {
-		fmt.Fprintf(&b, "%s %s\n", m.sty.err.Render("careful:"), m.reason)
-	}
-	return m.println(strings.TrimRight(b.String(), "\n"))
-}
-
-func (m *model) reviewKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) reviewKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
 	switch {
 	case is(key, m.keys.Run):
-		if m.reason != "" {
-			m.state = stConfirm
-			m.answer.reset()
-			return m, nil
-		}
-		return m, m.startRun()
+		return m, m.answer(answer{act: actRun})
 	case is(key, m.keys.Edit):
-		cmd, path, err := editCommand(m.e.cfg.Editor, m.art.Script)
-		if err != nil {
-			return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))
-		}
-		m.state = stWaiting
-		m.waitLabel = "editing"
-		return m, tea.ExecProcess(cmd, func(err error) tea.Msg {
-			if err != nil {
-				os.Remove(path)
-				return editedMsg{err: fmt.Errorf("edit: the editor failed: %w", err)}
-			}
-			s, err := readEdited(path)
-			return editedMsg{script: s, err: err}
-		})
-	case is(key, m.keys.Revise) && !m.typed:
-		m.state = stFeedback
-		m.answer.reset()
-		return m, nil
+		return m, m.answer(answer{act: actEdit})
+	case is(key, m.keys.Revise):
+		return m, m.answer(answer{act: actRevise})
 	case is(key, m.keys.Explain):
-		e, req, script := m.e, m.req, m.art.Script
-		return m, m.wait("explaining", func(ctx context.Context) tea.Msg {
-			x, err := e.explain(ctx, req, script)
-			return explainedMsg{x, err}
-		})
-	case is(key, m.keys.Abort) || k.Type == tea.KeyCtrlC:
-		m.state = stInput
-		return m, m.println(m.sty.dim.Render("aborted; nothing was run"))
+		return m, m.answer(answer{act: actExplain})
+	case is(key, m.keys.Abort) || key == "ctrl+c":
+		return m, m.answer(answer{act: actAbort})
 	}
 	return m, nil
 }
 
-func (m *model) answerKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEsc, tea.KeyCtrlC:
-		m.state = stReview
-		return m, nil
-	case tea.KeyEnter:
-		text := strings.TrimSpace(m.answer.String())
-		m.answer.reset()
+// answerKey edits the confirmation or the revision feedback. esc goes
+// back to the review.
+func (m *model) answerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "esc", "ctrl+c":
 		if m.state == stConfirm {
-			if strings.ToLower(text) != "yes" {
-				m.state = stInput
-				return m, m.println(m.sty.dim.Render("aborted; nothing was run"))
-			}
-			return m, m.startRun()
+			return m, m.answer(answer{back: true})
+		}
+		return m, m.answer(answer{})
+	case "enter":
+		text := strings.TrimSpace(m.answerText.String())
+		m.answerText.reset()
+		if m.state == stConfirm {
+			return m, m.answer(answer{ok: strings.ToLower(text) == "yes"})
 		}
 		if text == "" {
-			m.state = stReview
-			return m, nil
+			return m, m.answer(answer{})
 		}
-		e, req, prev := m.e, m.req, m.art.Script
-		echo := m.println(m.sty.dim.Render("revise: ") + effects.Escape(text))
-		return m, tea.Sequence(echo, m.wait("revising", func(ctx context.Context) tea.Msg {
-			a, err := e.revise(ctx, req, prev, text)
-			return planReadyMsg{a, err}
-		}))
+		return m, tea.Sequence(m.println(m.sty.dim.Render("revise: ")+effects.Escape(text)), m.answer(answer{text: text}))
 	}
-	m.answer.update(k)
+	m.answerText.update(k)
 	return m, nil
 }
 
-// runExec runs a script in the sandbox as a tea.ExecCommand: bubbletea
-// releases the terminal, hands it over, and takes it back afterwards, so
-// vi, less and read work inside the script.
-type runExec struct {
-	ctx    context.Context
-	e      *engine
-	spec   OpenSpec
-	prompt string
-	script string
-	report *effects.Report
-	out    *outcome
-}
-
-func (r *runExec) SetStdin(in io.Reader) { r.spec.Stdin = in }
-func (r *runExec) SetStdout(out io.Writer) {
-	if r.spec.Stdout == nil {
-		r.spec.Stdout = out
-	}
-}
-func (r *runExec) SetStderr(w io.Writer) { r.spec.Stderr = w }
-
-// Run runs the script; the outcome is kept for the callback.
-func (r *runExec) Run() error {
-	o, err := r.e.run(r.ctx, r.spec, r.prompt, r.script, r.report)
-	r.out = o
-	return err
-}
-
-func (m *model) startRun() tea.Cmd {
-	m.state = stRunning
-	net := m.art.Report != nil && m.art.Report.Network || m.art.NeedsNetwork
-	r := &runExec{
-		ctx: m.ctx, e: m.e, prompt: m.req.prompt, script: m.art.Script, report: m.art.Report,
-		spec: OpenSpec{Dir: m.st.Dir, Env: m.st.Environ(), Network: net},
-	}
-	if m.tty != nil {
-		r.spec.Stdout = m.tty // the terminal itself, not the program's writer
-	}
-	return tea.Exec(r, func(err error) tea.Msg { return runDoneMsg{r.out, err} })
-}
-
-func (m *model) runDone(msg runDoneMsg) (tea.Model, tea.Cmd) {
-	m.st.Forget()
-	if msg.err != nil || msg.out == nil {
-		m.state = stInput
-		err := msg.err
-		if err == nil {
-			err = errors.New("the run ended without a result")
-		}
-		return m, m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))
-	}
-	o := msg.out
-	code := o.pending.ExitCode
-	m.st.Record(planner.HistoryEntry{Prompt: o.prompt, Script: o.script, ExitCode: code})
-	var b bytes.Buffer
-	if code != 0 {
-		fmt.Fprintln(&b, m.sty.warn.Render(fmt.Sprintf("exit status %d", code)))
-	}
-	if !o.changed() && len(o.pending.Unprotected) == 0 {
-		m.state = stInput
-		fmt.Fprint(&b, m.sty.dim.Render("no changes"))
-		sb, id := o.sb, o.pending.ID
-		return m, tea.Sequence(m.println(strings.TrimRight(b.String(), "\n")), func() tea.Msg {
-			_ = sb.Abort(id)
-			return nil
-		})
-	}
-	writeOutcome(&b, m.sty, o, m.width, m.e.cfg.Home)
-	m.pendingRun = o
-	m.state = stSummary
-	return m, m.println(strings.TrimRight(b.String(), "\n"))
-}
-
-func (m *model) summaryKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
 	o := m.pendingRun
 	switch {
 	case is(key, m.keys.Commit):
-		return m, m.commitCmd(nil)
-	case is(key, m.keys.Abort) || k.Type == tea.KeyCtrlC:
-		m.state = stWaiting
-		m.waitLabel = "aborting"
-		return m, func() tea.Msg {
-			_ = o.sb.Abort(o.pending.ID)
-			return abortedMsg{}
-		}
+		return m, m.decided(decision{})
+	case is(key, m.keys.Abort) || key == "ctrl+c":
+		return m, m.decided(decision{abort: true})
 	case is(key, m.keys.Diff):
 		return m, func() tea.Msg {
 			var b bytes.Buffer
@@ -703,11 +528,22 @@ func (m *model) summaryKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case is(key, m.keys.Pick):
 		m.picks = commitPaths(o)
 		m.picked = make([]bool, len(m.picks))
-		m.pickPos = 0
+		m.pickPos, m.pickNet = 0, false
 		m.state = stPick
 		return m, nil
 	}
 	return m, nil
+}
+
+// decided answers the effect summary.
+func (m *model) decided(d decision) tea.Cmd {
+	m.pendingRun = nil
+	cmd := m.answer(answer{dec: d})
+	m.waitLabel = "committing"
+	if d.abort {
+		m.waitLabel = "aborting"
+	}
+	return cmd
 }
 
 // colorDiff styles the lines of an escaped diff.
@@ -727,12 +563,11 @@ type summaryMsg struct {
 
 // summarizeCmd asks for the summary of a commit in the background, when a
 // model is configured; the prompt stays usable meanwhile.
-func (m *model) summarizeCmd(txID string, o *outcome) tea.Cmd {
+func (m *model) summarizeCmd(txID string, cs *effects.ChangeSet) tea.Cmd {
 	sum, ctx := m.e.cfg.Summarize, m.ctx
-	if sum == nil || o == nil {
+	if sum == nil || cs == nil {
 		return nil
 	}
-	cs := o.pending.Changes
 	return func() tea.Msg {
 		text, err := sum(ctx, txID, cs)
 		if err == nil && text == "" {
@@ -742,49 +577,83 @@ func (m *model) summarizeCmd(txID string, o *outcome) tea.Cmd {
 	}
 }
 
-func (m *model) commitCmd(paths []string) tea.Cmd {
-	o := m.pendingRun
-	m.state = stWaiting
-	m.waitLabel = "committing"
-	e, ctx := m.e, m.ctx
-	return func() tea.Msg {
-		tx, step, err := e.commit(ctx, o, paths)
-		return committedMsg{tx, step, err}
-	}
-}
-
-func (m *model) pickKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyUp, tea.KeyCtrlP:
+func (m *model) pickKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "up", "ctrl+p":
 		if m.pickPos > 0 {
 			m.pickPos--
 		}
-	case tea.KeyDown, tea.KeyCtrlN, tea.KeyTab:
+	case "down", "ctrl+n", "tab":
 		if m.pickPos < len(m.picks)-1 {
 			m.pickPos++
 		}
-	case tea.KeySpace:
+	case "space":
 		m.picked[m.pickPos] = !m.picked[m.pickPos]
-	case tea.KeyEsc, tea.KeyCtrlC:
+	case "esc", "ctrl+c":
 		m.state = stSummary
-	case tea.KeyEnter:
+		if m.pickNet {
+			m.state = stNet
+		}
+	case "enter":
 		var paths []string
+		var rules []egress.Rule
 		for i, p := range m.picks {
 			if m.picked[i] {
 				paths = append(paths, p)
+				if m.pickNet {
+					rules = append(rules, m.netQ.rules[i])
+				}
 			}
 		}
 		if len(paths) == 0 {
-			m.status = "no path picked: space picks, esc goes back"
+			m.status = "nothing picked: space picks, esc goes back"
 			return m, nil
 		}
-		return m, tea.Sequence(m.println(m.sty.dim.Render(fmt.Sprintf("committing %d of %d path(s)", len(paths), len(m.picks)))), m.commitCmd(paths))
-	default:
-		if k.String() == "a" {
-			for i := range m.picked {
-				m.picked[i] = true
-			}
+		if m.pickNet {
+			return m, m.answer(answer{rules: rules})
 		}
+		return m, tea.Sequence(m.println(m.sty.dim.Render(fmt.Sprintf("committing %d of %d path(s)", len(paths), len(m.picks)))), m.decided(decision{paths: paths}))
+	case "a":
+		for i := range m.picked {
+			m.picked[i] = true
+		}
+	}
+	return m, nil
+}
+
+// netKey answers the network question: a allows every destination
+// offered, p picks some, n (or esc) none.
+func (m *model) netKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "a", "y":
+		return m, m.answer(answer{rules: m.netQ.rules})
+	case "n", "esc", "ctrl+c":
+		return m, m.answer(answer{})
+	case "p":
+		m.picks = make([]string, len(m.netQ.rules))
+		for i, r := range m.netQ.rules {
+			m.picks[i] = r.String()
+		}
+		m.picked = make([]bool, len(m.picks))
+		m.pickPos, m.pickNet = 0, true
+		m.state = stPick
+	}
+	return m, nil
+}
+
+// paste puts pasted text where a key would type it.
+func (m *model) paste(text string) (tea.Model, tea.Cmd) {
+	switch {
+	case m.state == stInput && m.searching:
+		if m.query.insert(text) {
+			m.match = m.hist.Search(m.query.String(), m.hist.Len())
+		}
+	case m.state == stInput:
+		if m.input.insert(text) {
+			m.reroute()
+		}
+	case m.state == stConfirm || m.state == stFeedback:
+		m.answerText.insert(text)
 	}
 	return m, nil
 }
@@ -798,7 +667,9 @@ func (m *model) cursor(s string) string { return "\x1b[7m" + s + "\x1b[27m" }
 
 // View is a pure function of the model: the prompt, or the keys of the
 // screen under way. The transcript is printed above it.
-func (m *model) View() string {
+func (m *model) View() tea.View { return tea.NewView(m.view()) }
+
+func (m *model) view() string {
 	var b strings.Builder
 	switch m.state {
 	case stInput:
@@ -820,28 +691,39 @@ func (m *model) View() string {
 		k := m.keys
 		hint := fmt.Sprintf("%s run · %s edit · %s revise · %s explain · %s abort",
 			first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Abort))
-		if m.typed {
-			hint = fmt.Sprintf("%s run · %s edit · %s explain · %s abort", first(k.Run), first(k.Edit), first(k.Explain), first(k.Abort))
-		}
 		b.WriteString(m.sty.bold.Render("review: ") + hint)
 	case stConfirm:
-		b.WriteString(m.sty.err.Render("type yes to run it anyway: ") + m.answer.view(m.cursor))
+		b.WriteString(m.sty.err.Render("type yes to run it anyway: ") + m.answerText.view(m.cursor) + m.sty.dim.Render("  (esc: back to the review)"))
 	case stFeedback:
-		b.WriteString(m.sty.bold.Render("what should change? ") + m.answer.view(m.cursor))
+		b.WriteString(m.sty.bold.Render("what should change? ") + m.answerText.view(m.cursor))
 	case stRunning:
 		b.WriteString(m.sty.dim.Render("running…"))
 	case stSummary:
 		k := m.keys
 		fmt.Fprintf(&b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
 			first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
+	case stNet:
+		q := "allow them for this run?"
+		if m.netQ.again {
+			q = "allow and run again?"
+		}
+		fmt.Fprintf(&b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
 	case stPick:
-		b.WriteString(m.sty.bold.Render("pick the paths to commit") + m.sty.dim.Render("  (space toggles, a all, enter commits, esc back)"))
+		if m.pickNet {
+			b.WriteString(m.sty.bold.Render("pick the destinations to allow") + m.sty.dim.Render("  (space toggles, a all, enter allows, esc back)"))
+		} else {
+			b.WriteString(m.sty.bold.Render("pick the paths to commit") + m.sty.dim.Render("  (space toggles, a all, enter commits, esc back)"))
+		}
 		for i, p := range m.picks {
 			mark := "[ ]"
 			if m.picked[i] {
 				mark = "[x]"
 			}
-			line := fmt.Sprintf("%s %s", mark, tildePath(p, m.e.cfg.Home))
+			shown := tildePath(p, m.e.cfg.Home)
+			if m.pickNet {
+				shown = effects.Quote(p)
+			}
+			line := fmt.Sprintf("%s %s", mark, shown)
 			if i == m.pickPos {
 				line = m.sty.bold.Render("> " + line)
 			} else {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
-	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // newTestModel is a REPL model over fakes, in a fresh directory.
@@ -29,42 +29,49 @@ func newTestModel(t testing.TB, p *fakePlanner, sb *fakeSandbox) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runInPlace(m)
 	return m
 }
 
 func typeText(m *model, s string) {
 	for _, r := range s {
 		if r == ' ' {
-			m.Update(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+			m.Update(keyMsg("space"))
 			continue
 		}
-		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 }
 
-func key(m *model, k tea.KeyType) tea.Cmd {
-	_, cmd := m.Update(tea.KeyMsg{Type: k})
+// keyMsg is the key bubbletea reports for name: "enter", "esc", "up",
+// "space", "ctrl+c", ...
+func keyMsg(name string) tea.KeyPressMsg {
+	if mod, k, ok := strings.Cut(name, "+"); ok && mod == "ctrl" {
+		return tea.KeyPressMsg{Code: rune(k[0]), Mod: tea.ModCtrl}
+	}
+	code := map[string]rune{
+		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "tab": tea.KeyTab, "space": tea.KeySpace,
+	}[name]
+	if code == 0 {
+		panic("keyMsg: no key " + name)
+	}
+	k := tea.KeyPressMsg{Code: code}
+	if code == tea.KeySpace {
+		k.Text = " "
+	}
+	return k
+}
+
+func key(m *model, name string) tea.Cmd {
+	_, cmd := m.Update(keyMsg(name))
 	return cmd
 }
 
 func runeKey(m *model, r rune) tea.Cmd {
-	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	return cmd
-}
-
-// feed sends every message a command produced back into the model, one
-// level deep, and returns the commands that produced.
-func feed(t *testing.T, m *model, cmd tea.Cmd) []tea.Cmd {
-	t.Helper()
-	var next []tea.Cmd
-	for _, msg := range runCmd(t, cmd) {
-		if _, ok := msg.(kindMsg); ok {
-			continue
-		}
-		_, c := m.Update(msg)
-		next = append(next, c)
-	}
-	return next
 }
 
 func hasMsg(t *testing.T, cmd tea.Cmd, kind string) bool {
@@ -90,12 +97,12 @@ func TestRouteIndicatorFollowsTyping(t *testing.T) {
 		{":log", Builtin, "[nash]"},
 		{"cd /", Session, "[cmd]"},
 	} {
-		key(m, tea.KeyCtrlU)
+		key(m, "ctrl+u")
 		typeText(m, tc.text)
 		if m.route.Kind != tc.kind {
 			t.Errorf("%q: route %v, want %v", tc.text, m.route.Kind, tc.kind)
 		}
-		if v := m.View(); !strings.Contains(v, tc.badge) || !strings.Contains(v, "test:model") {
+		if v := m.view(); !strings.Contains(v, tc.badge) || !strings.Contains(v, "test:model") {
 			t.Errorf("%q: view %q lacks %s or the model", tc.text, v, tc.badge)
 		}
 	}
@@ -107,36 +114,36 @@ func TestRequestReviewRunCommit(t *testing.T) {
 	m := newTestModel(t, p, sb)
 	sb.changes = []string{filepath.Join(m.st.Dir, "hi.txt")}
 	typeText(m, "greet me in a file")
-	cmd := key(m, tea.KeyEnter)
-	if m.state != stWaiting || m.req.prompt != "greet me in a file" {
-		t.Fatalf("after enter: state %v, prompt %q", m.state, m.req.prompt)
+	cmd := key(m, "enter")
+	if m.state != stWaiting {
+		t.Fatalf("after enter: state %v", m.state)
 	}
-	feed(t, m, cmd) // the planner answers
+	printed := drive(t, m, cmd) // the planner answers
 	if m.state != stReview || m.art == nil || m.art.Script != "echo hi > hi.txt" || m.art.Report == nil {
 		t.Fatalf("after planning: state %v, artifact %+v", m.state, m.art)
 	}
-	if len(p.plans) != 1 {
-		t.Fatalf("planner asked %d times", len(p.plans))
+	if !strings.Contains(printed, "echo hi > hi.txt") || !strings.Contains(printed, "what it will do") {
+		t.Errorf("the review is not in the transcript:\n%s", printed)
 	}
-	cmd = key(m, tea.KeyEnter)
-	if m.state != stRunning || !hasMsg(t, cmd, "execMsg") {
-		t.Fatalf("enter at review: state %v; want running with a terminal handover", m.state)
+	if len(p.plans) != 1 || p.plans[0] != "greet me in a file" {
+		t.Fatalf("planner asked %q", p.plans)
 	}
-	// The handover runs the script; here its result is delivered directly.
-	o, err := m.e.run(context.Background(), OpenSpec{Dir: m.st.Dir}, m.req.prompt, m.art.Script, m.art.Report)
-	if err != nil {
-		t.Fatal(err)
+	printed = drive(t, m, key(m, "enter")) // run
+	if m.state != stSummary || m.pendingRun == nil || len(sb.runs) != 1 {
+		t.Fatalf("after the run: state %v, runs %v", m.state, sb.runs)
 	}
-	m.Update(runDoneMsg{out: o})
-	if m.state != stSummary || m.pendingRun == nil {
-		t.Fatalf("after the run: state %v", m.state)
+	if !strings.Contains(printed, "hi.txt") {
+		t.Errorf("the effect summary is not in the transcript:\n%s", printed)
 	}
-	if v := m.View(); !strings.Contains(v, "c commit") {
+	if v := m.view(); !strings.Contains(v, "c commit") {
 		t.Errorf("summary view %q", v)
 	}
-	feed(t, m, runeKey(m, 'c'))
+	printed = drive(t, m, runeKey(m, 'c'))
 	if m.state != stInput || len(sb.commits) != 1 || sb.commits[0] != nil {
 		t.Fatalf("after c: state %v, commits %v", m.state, sb.commits)
+	}
+	if !strings.Contains(printed, "committed as transaction t1") || !strings.Contains(printed, ":undo t1") {
+		t.Errorf("after c: %q", printed)
 	}
 	if len(m.st.Committed) != 1 || m.st.Committed[0].Prompt != "greet me in a file" {
 		t.Errorf("session committed %+v", m.st.Committed)
@@ -144,21 +151,25 @@ func TestRequestReviewRunCommit(t *testing.T) {
 	if len(p.remembered) != 1 {
 		t.Errorf("planner remembered %d requests, want 1", len(p.remembered))
 	}
+	if len(m.st.History) != 1 || m.st.History[0].Script != "echo hi > hi.txt" {
+		t.Errorf("session history %+v", m.st.History)
+	}
 }
 
 func TestAbortAtReviewRunsNothing(t *testing.T) {
-	for _, k := range []tea.KeyMsg{{Type: tea.KeyEsc}, {Type: tea.KeyRunes, Runes: []rune{'a'}}, {Type: tea.KeyCtrlC}} {
+	for _, k := range []tea.KeyPressMsg{keyMsg("esc"), {Code: 'a', Text: "a"}, keyMsg("ctrl+c")} {
 		p := &fakePlanner{script: "rm -r build"}
 		sb := &fakeSandbox{}
 		m := newTestModel(t, p, sb)
 		typeText(m, "remove the build dir please")
-		feed(t, m, key(m, tea.KeyEnter))
+		drive(t, m, key(m, "enter"))
 		if m.state != stReview {
 			t.Fatalf("state %v, want review", m.state)
 		}
-		m.Update(k)
-		if m.state != stInput || len(sb.runs) != 0 {
-			t.Errorf("%v at review: state %v, runs %v", k, m.state, sb.runs)
+		_, cmd := m.Update(k)
+		printed := drive(t, m, cmd)
+		if m.state != stInput || len(sb.runs) != 0 || !strings.Contains(printed, "nothing was run") {
+			t.Errorf("%v at review: state %v, runs %v, printed %q", k, m.state, sb.runs, printed)
 		}
 	}
 }
@@ -167,42 +178,73 @@ func TestAbortAfterRun(t *testing.T) {
 	sb := &fakeSandbox{changes: []string{"/x"}}
 	m := newTestModel(t, &fakePlanner{}, sb)
 	typeText(m, "echo x")
-	cmd := key(m, tea.KeyEnter) // a typed command runs without review
-	if m.state != stRunning || !hasMsg(t, cmd, "execMsg") {
-		t.Fatalf("typed command: state %v", m.state)
+	drive(t, m, key(m, "enter")) // a typed command runs without review
+	if m.state != stSummary || len(sb.runs) != 1 || sb.runs[0] != "echo x" {
+		t.Fatalf("typed command: state %v, runs %v", m.state, sb.runs)
 	}
-	o, _ := m.e.run(context.Background(), OpenSpec{}, "", "echo x", nil)
-	m.Update(runDoneMsg{out: o})
-	feed(t, m, runeKey(m, 'a'))
-	if m.state != stInput || len(sb.aborts) != 1 || len(sb.commits) != 0 {
-		t.Errorf("after a: state %v, aborts %v, commits %v", m.state, sb.aborts, sb.commits)
+	printed := drive(t, m, runeKey(m, 'a'))
+	if m.state != stInput || len(sb.aborts) != 1 || len(sb.commits) != 0 || !strings.Contains(printed, "nothing was changed") {
+		t.Errorf("after a: state %v, aborts %v, commits %v, printed %q", m.state, sb.aborts, sb.commits, printed)
 	}
 }
 
 func TestSecondConfirmation(t *testing.T) {
-	p := &fakePlanner{script: "rm -rf /etc/nash-test-nothing"}
+	// A directory outside the working directory, with something in it: a
+	// deletion of what is not there would need no confirmation.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &fakePlanner{script: "rm -rf " + outside}
 	sb := &fakeSandbox{}
 	m := newTestModel(t, p, sb)
 	typeText(m, "clean the system please")
-	feed(t, m, key(m, tea.KeyEnter))
-	if m.reason == "" || !strings.Contains(m.reason, "deletes outside") {
-		t.Fatalf("reason %q", m.reason)
+	printed := drive(t, m, key(m, "enter"))
+	if m.state != stReview || !strings.Contains(printed, "careful:") || !strings.Contains(printed, "deletes outside") {
+		t.Fatalf("state %v, printed %q", m.state, printed)
 	}
-	key(m, tea.KeyEnter)
+	drive(t, m, key(m, "enter"))
 	if m.state != stConfirm {
 		t.Fatalf("state %v, want confirm", m.state)
 	}
+	drive(t, m, key(m, "esc")) // back to the review
+	if m.state != stReview {
+		t.Fatalf("esc at the confirmation: state %v, want review", m.state)
+	}
+	drive(t, m, key(m, "enter"))
 	typeText(m, "y")
-	key(m, tea.KeyEnter)
+	drive(t, m, key(m, "enter"))
 	if m.state != stInput || len(sb.runs) != 0 {
 		t.Fatalf("'y' is not yes: state %v, runs %v", m.state, sb.runs)
 	}
 	typeText(m, "clean the system please")
-	feed(t, m, key(m, tea.KeyEnter))
-	key(m, tea.KeyEnter)
+	drive(t, m, key(m, "enter"))
+	drive(t, m, key(m, "enter"))
 	typeText(m, "yes")
-	if cmd := key(m, tea.KeyEnter); m.state != stRunning || !hasMsg(t, cmd, "execMsg") {
-		t.Errorf("yes: state %v", m.state)
+	drive(t, m, key(m, "enter"))
+	if len(sb.runs) != 1 || m.state != stInput {
+		t.Errorf("yes: state %v, runs %v", m.state, sb.runs)
+	}
+}
+
+// TestTypedCommandConfirmation: a typed command that deletes outside the
+// directory shows what it will do and asks for yes, with no review.
+func TestTypedCommandConfirmation(t *testing.T) {
+	outside := t.TempDir() // with something in it, so the deletion is real
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := &fakeSandbox{}
+	m := newTestModel(t, &fakePlanner{}, sb)
+	typeText(m, "rm -rf "+outside)
+	printed := drive(t, m, key(m, "enter"))
+	if m.state != stConfirm || !strings.Contains(printed, "deletes outside") || len(sb.runs) != 0 {
+		t.Fatalf("state %v, runs %v, printed %q", m.state, sb.runs, printed)
+	}
+	typeText(m, "yes")
+	drive(t, m, key(m, "enter"))
+	if len(sb.runs) != 1 || m.state != stInput {
+		t.Errorf("yes: state %v, runs %v", m.state, sb.runs)
 	}
 }
 
@@ -210,22 +252,28 @@ func TestReviseAndExplain(t *testing.T) {
 	p := &fakePlanner{script: "echo a > f", revised: "echo b > f"}
 	m := newTestModel(t, p, &fakeSandbox{})
 	typeText(m, "a file please")
-	feed(t, m, key(m, tea.KeyEnter))
-	runeKey(m, 'r')
+	drive(t, m, key(m, "enter"))
+	drive(t, m, runeKey(m, 'r'))
 	if m.state != stFeedback {
 		t.Fatalf("state %v, want feedback", m.state)
 	}
 	typeText(m, "write b instead")
-	feed(t, m, key(m, tea.KeyEnter))
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stReview || m.art.Script != "echo b > f" || !strings.Contains(m.art.Diff, "+echo b > f") {
 		t.Fatalf("after revise: state %v, artifact %+v", m.state, m.art)
+	}
+	if !strings.Contains(printed, "+echo b > f") {
+		t.Errorf("the revised review is not in the transcript: %q", printed)
 	}
 	if len(p.feedbacks) != 1 || p.feedbacks[0] != "write b instead" {
 		t.Errorf("feedback %q", p.feedbacks)
 	}
-	feed(t, m, runeKey(m, 'x'))
+	printed = drive(t, m, runeKey(m, 'x'))
 	if m.state != stReview || len(p.explained) != 1 || p.explained[0] != "echo b > f" {
 		t.Errorf("explain: state %v, explained %q", m.state, p.explained)
+	}
+	if !strings.Contains(printed, "it explains echo b > f") || strings.Contains(printed, "what it will do") {
+		t.Errorf("after explain the transcript has %q: want the explanation, not the review again", printed)
 	}
 }
 
@@ -233,24 +281,34 @@ func TestCtrlCCancelsPlanning(t *testing.T) {
 	p := &fakePlanner{block: true}
 	m := newTestModel(t, p, &fakeSandbox{})
 	typeText(m, "something slow please")
-	cmd := key(m, tea.KeyEnter)
-	key(m, tea.KeyCtrlC)
-	feed(t, m, cmd) // returns once the context is cancelled
-	if m.state != stInput {
-		t.Errorf("state %v, want input after cancel", m.state)
+	cmd := key(m, "enter")
+	// The flow says it is planning, then waits on the model.
+	var next tea.Cmd
+	for _, msg := range runCmd(t, cmd) {
+		if _, ok := msg.(flowBusyMsg); ok {
+			_, next = m.Update(msg)
+		}
+	}
+	if m.state != stWaiting || m.cancel == nil {
+		t.Fatalf("while planning: state %v", m.state)
+	}
+	key(m, "ctrl+c")
+	printed := drive(t, m, next) // the flow ends once the context is cancelled
+	if m.state != stInput || !strings.Contains(printed, "cancelled") {
+		t.Errorf("state %v, printed %q; want input after cancel", m.state, printed)
 	}
 }
 
 func TestCtrlCAtPromptClearsNotQuits(t *testing.T) {
 	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
 	typeText(m, "half a line")
-	if cmd := key(m, tea.KeyCtrlC); cmd != nil {
+	if cmd := key(m, "ctrl+c"); cmd != nil {
 		t.Errorf("ctrl+c returned a command")
 	}
 	if m.input.String() != "" {
 		t.Errorf("line %q not cleared", m.input.String())
 	}
-	if cmd := key(m, tea.KeyCtrlD); !hasMsg(t, cmd, "QuitMsg") {
+	if cmd := key(m, "ctrl+d"); !hasMsg(t, cmd, "QuitMsg") {
 		t.Errorf("ctrl+d on an empty line does not quit")
 	}
 }
@@ -260,27 +318,27 @@ func TestHistoryBrowseAndSearch(t *testing.T) {
 	m.hist = NewHistory([]string{"ls", "echo one", "git status", "echo two"})
 	m.histPos = m.hist.Len()
 	typeText(m, "dra")
-	key(m, tea.KeyUp)
-	key(m, tea.KeyUp)
+	key(m, "up")
+	key(m, "up")
 	if got := m.input.String(); got != "git status" {
 		t.Errorf("up up: %q", got)
 	}
-	key(m, tea.KeyDown)
-	key(m, tea.KeyDown)
+	key(m, "down")
+	key(m, "down")
 	if got := m.input.String(); got != "dra" {
 		t.Errorf("down to the draft: %q", got)
 	}
-	key(m, tea.KeyCtrlU)
-	key(m, tea.KeyCtrlR)
+	key(m, "ctrl+u")
+	key(m, "ctrl+r")
 	typeText(m, "echo")
-	if m.match != 3 || !strings.Contains(m.View(), "echo two") {
-		t.Errorf("search: match %d, view %q", m.match, m.View())
+	if m.match != 3 || !strings.Contains(m.view(), "echo two") {
+		t.Errorf("search: match %d, view %q", m.match, m.view())
 	}
-	key(m, tea.KeyCtrlR)
+	key(m, "ctrl+r")
 	if m.match != 1 {
 		t.Errorf("search again: match %d", m.match)
 	}
-	key(m, tea.KeyEsc)
+	key(m, "esc")
 	if got := m.input.String(); got != "echo one" || m.searching {
 		t.Errorf("after esc: %q, searching %v", got, m.searching)
 	}
@@ -295,31 +353,29 @@ func TestSessionCdExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	typeText(m, "cd sub")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	typeText(m, "export GREETING=hello")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	if m.st.Dir != sub || m.st.Getenv("GREETING") != "hello" {
 		t.Fatalf("dir %q, GREETING %q", m.st.Dir, m.st.Getenv("GREETING"))
 	}
 	typeText(m, "true")
-	key(m, tea.KeyEnter)
-	if m.state != stRunning {
-		t.Fatalf("state %v", m.state)
+	drive(t, m, key(m, "enter"))
+	if m.state != stInput || len(sb.runs) != 1 {
+		t.Fatalf("state %v, runs %v", m.state, sb.runs)
 	}
 	// The run gets the session's directory and environment.
-	o, _ := m.e.run(context.Background(), OpenSpec{Dir: m.st.Dir, Env: m.st.Environ()}, "", "true", nil)
-	m.Update(runDoneMsg{out: o})
 	spec := sb.specs[len(sb.specs)-1]
 	if spec.Dir != sub || !contains(spec.Env, "GREETING=hello") {
 		t.Errorf("run spec %+v", spec)
 	}
 	typeText(m, "cd -")
-	key(m, tea.KeyEnter)
+	key(m, "enter")
 	if m.st.Dir != start {
 		t.Errorf("cd -: %q", m.st.Dir)
 	}
 	typeText(m, "exit")
-	if cmd := key(m, tea.KeyEnter); !hasMsg(t, cmd, "QuitMsg") {
+	if cmd := key(m, "enter"); !hasMsg(t, cmd, "QuitMsg") {
 		t.Errorf("exit does not quit")
 	}
 }
@@ -337,20 +393,18 @@ func TestPickPaths(t *testing.T) {
 	sb := &fakeSandbox{changes: []string{"/w/a", "/w/b", "/w/c"}}
 	m := newTestModel(t, &fakePlanner{}, sb)
 	typeText(m, "touch a b c")
-	key(m, tea.KeyEnter)
-	o, _ := m.e.run(context.Background(), OpenSpec{}, "", "touch a b c", nil)
-	m.Update(runDoneMsg{out: o})
+	drive(t, m, key(m, "enter"))
 	runeKey(m, 'p')
 	if m.state != stPick || len(m.picks) != 3 {
 		t.Fatalf("state %v, picks %v", m.state, m.picks)
 	}
-	key(m, tea.KeyEnter) // nothing picked: stays
+	key(m, "enter") // nothing picked: stays
 	if m.state != stPick {
 		t.Fatalf("enter with nothing picked left the pick screen")
 	}
-	key(m, tea.KeyDown)
-	key(m, tea.KeySpace)
-	feed(t, m, key(m, tea.KeyEnter))
+	key(m, "down")
+	key(m, "space")
+	drive(t, m, key(m, "enter"))
 	if len(sb.commits) != 1 || len(sb.commits[0]) != 1 || sb.commits[0][0] != "/w/b" {
 		t.Errorf("commits %v, want [[/w/b]]", sb.commits)
 	}
@@ -367,7 +421,7 @@ func TestBuiltins(t *testing.T) {
 		{":nope", "unknown built-in"},
 	} {
 		typeText(m, tc.line)
-		cmd := key(m, tea.KeyEnter)
+		cmd := key(m, "enter")
 		if m.state != stWaiting {
 			t.Fatalf("%s: state %v", tc.line, m.state)
 		}
@@ -387,19 +441,12 @@ func TestBuiltins(t *testing.T) {
 func TestViewHasNoColorWithoutColor(t *testing.T) {
 	p := &fakePlanner{script: "rm -r build # go"}
 	m := newTestModel(t, p, &fakeSandbox{})
-	typeText(m, "clean up please")
-	var printed strings.Builder
-	cmd := key(m, tea.KeyEnter)
-	for _, msg := range runCmd(t, cmd) {
-		if pr, ok := msg.(planReadyMsg); ok {
-			_, c := m.Update(pr)
-			_ = c
-			var b strings.Builder
-			writeReview(&b, m.sty, m.art, 80)
-			printed.WriteString(b.String())
-		}
+	if err := os.Mkdir(filepath.Join(m.st.Dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	out := printed.String() + m.View()
+	typeText(m, "clean up please")
+	printed := drive(t, m, key(m, "enter"))
+	out := printed + m.view()
 	if strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[4") || strings.Contains(out, "\x1b[9") || strings.Contains(out, "38;5") {
 		t.Errorf("colour codes without colour: %q", out)
 	}
@@ -430,17 +477,45 @@ func TestStartupTouchesNothing(t *testing.T) {
 		t.Errorf("Init returned a command")
 	}
 	typeText(m, "tidy up my photos")
-	if v := m.View(); !strings.Contains(v, "[ask] tidy up my photos") {
+	if v := m.view(); !strings.Contains(v, "[ask] tidy up my photos") {
 		t.Errorf("view %q", v)
 	}
 }
 
 func TestQuestionGoesIntoHistory(t *testing.T) {
-	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
-	m.req = request{prompt: "rename them"}
-	m.state = stWaiting
-	m.Update(planReadyMsg{art: &planner.Artifact{Question: "which files?"}})
+	m := newTestModel(t, &fakePlanner{question: "which files?"}, &fakeSandbox{})
+	typeText(m, "rename them")
+	printed := drive(t, m, key(m, "enter"))
 	if m.state != stInput || len(m.st.History) != 1 || !strings.Contains(m.st.History[0].Output, "which files?") {
 		t.Errorf("state %v, history %+v", m.state, m.st.History)
+	}
+	if !strings.Contains(printed, "the model asks: which files?") {
+		t.Errorf("printed %q", printed)
+	}
+}
+
+// TestNetworkQuestionInREPL: a run refused a destination; the REPL asks,
+// a allows it, and the script runs again with it allowed.
+func TestNetworkQuestionInREPL(t *testing.T) {
+	sb := &fakeSandbox{changes: []string{"/w/out"}, network: []egress.Contact{{Host: "example.org", Port: 443, Proto: egress.ProtoTCP}}}
+	m := newTestModel(t, &fakePlanner{}, sb)
+	typeText(m, "true")
+	printed := drive(t, m, key(m, "enter"))
+	if m.state != stNet || !strings.Contains(printed, "denied   example.org:443") || !strings.Contains(m.view(), "allow and run again?") {
+		t.Fatalf("state %v, view %q, printed %q", m.state, m.view(), printed)
+	}
+	printed = drive(t, m, runeKey(m, 'a'))
+	if len(sb.runs) != 2 || len(sb.aborts) != 1 || !strings.Contains(printed, "running the script again with example.org:443 allowed") {
+		t.Fatalf("runs %v, aborts %v, printed %q", sb.runs, sb.aborts, printed)
+	}
+	if allow := sb.specs[len(sb.specs)-1].Allow; len(allow) != 1 || allow[0].String() != "example.org:443" {
+		t.Errorf("second run allowed %v", allow)
+	}
+	if m.state != stSummary { // asked once: the same refusal is not offered again
+		t.Fatalf("state %v, want the summary", m.state)
+	}
+	drive(t, m, runeKey(m, 'c'))
+	if len(sb.commits) != 1 || m.state != stInput {
+		t.Errorf("commits %v, state %v", sb.commits, m.state)
 	}
 }

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -41,20 +42,29 @@ type Route struct {
 }
 
 // bashBuiltins are the names bash runs itself, plus its reserved words.
-var bashBuiltins = map[string]bool{}
-
-func init() {
+// The set is built on first use: nash run and the other commands never
+// route a line.
+var bashBuiltins = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`. : [ [[ alias bg bind break builtin caller cd command compgen complete
 		compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash
 		help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly
 		return set shift shopt source suspend test times trap true type typeset ulimit umask unalias
 		unset wait if then else elif fi case esac for select while until do done in function time coproc`) {
-		bashBuiltins[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
-// sessionCommands change the session instead of running in the sandbox.
-var sessionCommands = map[string]bool{"cd": true, "export": true, "unset": true, "exit": true}
+// isSessionCommand reports whether name changes the session instead of
+// running in the sandbox.
+func isSessionCommand(name string) bool {
+	switch name {
+	case "cd", "export", "unset", "exit":
+		return true
+	}
+	return false
+}
 
 // RouteLine decides where line goes. isCommand reports whether a name is
 // an executable on the session's PATH (or, with a slash, an executable
@@ -93,9 +103,9 @@ func RouteLine(line string, isCommand func(name string) bool) Route {
 	switch {
 	case !ok: // an assignment, a function, a compound command: shell syntax
 		return Route{Kind: Command, Text: text}
-	case sessionCommands[name] && isSessionLine(text):
+	case isSessionCommand(name) && isSessionLine(text):
 		return Route{Kind: Session, Text: text}
-	case bashBuiltins[name] || definesFunc(f, name) || isCommand(name):
+	case bashBuiltins()[name] || definesFunc(f, name) || isCommand(name):
 		return Route{Kind: Command, Text: text}
 	}
 	return Route{Kind: English, Text: text}
@@ -157,5 +167,5 @@ func isSessionLine(text string) bool {
 	if !ok || st.Negated || st.Background || len(st.Redirs) > 0 || len(c.Assigns) > 0 || len(c.Args) == 0 {
 		return false
 	}
-	return sessionCommands[c.Args[0].Lit()]
+	return isSessionCommand(c.Args[0].Lit())
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nash-shell/nash/effects"
 )
 
 func TestRouteLine(t *testing.T) {
@@ -153,14 +151,15 @@ func TestConfirmReason(t *testing.T) {
 		{"rm -rf /", "deletes outside"},
 		{"rm -r .", "deletes outside"},
 		{"rm \"$X\"/y", "deletes outside"},
+		{"rm \"$(pwd)/y\"", "deletes outside"},
+		{"rm 'a $(b) c.txt' '`d`.txt'", ""}, // quoted: file names, not substitutions
+		{"rm /home/ann/proj/*.log", ""},
+		{"rm /home/ann/*/x", "deletes outside"},
+		{"if then fi", "cannot tell what it does"},
 		{"curl -X POST -d @f https://example.com", "cannot undo"},
 		{"kill 1234", "cannot undo"},
 	} {
-		rep, err := effects.Analyze(tc.script, effects.Dir(dir), effects.Home("/home/ann"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := confirmReason(rep, dir)
+		got := confirmReason(newEngine(Config{Home: "/home/ann"}).analyze(tc.script, dir), dir)
 		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: reason %q, want %q", tc.script, got, tc.want)
 		}
@@ -183,7 +182,7 @@ func TestExportRunsInOrder(t *testing.T) {
 }
 
 func TestHighlightKeepsText(t *testing.T) {
-	st := newStyles(nil, true)
+	st := newStyles(true)
 	in := `for f in *.txt; do echo "$f" '# not' $HOME; done # comment`
 	out := st.highlightLine(in)
 	if stripANSI(out) != in {
@@ -192,7 +191,7 @@ func TestHighlightKeepsText(t *testing.T) {
 	if out == in {
 		t.Errorf("no styling added")
 	}
-	if plain := newStyles(nil, false).highlight(in); plain != in {
+	if plain := newStyles(false).highlight(in); plain != in {
 		t.Errorf("plain highlight %q", plain)
 	}
 }

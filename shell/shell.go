@@ -9,6 +9,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/sandbox/egress"
 )
 
 // Planner is what the shell needs of *planner.Planner.
@@ -38,7 +39,16 @@ type OpenSpec struct {
 	Env            []string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	Network        bool
+	// Network gives the script the host's network, all of it (nash run
+	// --net); without it the script reaches only what the configuration
+	// (Config.Net) and Allow allow, and every attempt is recorded.
+	Network bool
+	// Allow names destinations this run may reach beyond the
+	// configuration's: --net=HOST,... and the person's answers.
+	Allow []egress.Rule
+	// Unprotected lets the run go ahead where the sandbox cannot hold
+	// changes back (they happen live, and the run says which).
+	Unprotected bool
 }
 
 // OpenFunc opens a sandbox. The shell opens one per run (the directory and
@@ -71,6 +81,9 @@ type Config struct {
 	// summary of a committed transaction and returns it. The shell calls
 	// it after each commit without holding up the prompt.
 	Summarize SummarizeFunc
+	// Net is the network policy of runs in dir: what they reach without
+	// asking (the configuration's allow and deny lists). Nil: nothing.
+	Net func(dir string) (egress.Policy, error)
 	// Background, when set, starts work that lives as long as the
 	// interactive shell (the index watcher) and returns how to stop it.
 	// The shell starts it a moment after the first prompt is drawn, so it

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/nash-shell/nash/effects"
-	"github.com/nash-shell/nash/sandbox"
 )
 
 // fakeSummarizer records what it was asked and answers text or err.
@@ -73,14 +72,13 @@ func TestLineModeSummaryAfterCommit(t *testing.T) {
 
 func TestREPLSummaryAfterCommit(t *testing.T) {
 	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
-	o := &outcome{pending: nil}
-	if cmd := m.summarizeCmd("7", o); cmd != nil {
+	cs := &effects.ChangeSet{}
+	if cmd := m.summarizeCmd("7", cs); cmd != nil {
 		t.Fatal("no model configured, yet a summary command")
 	}
 	sum := &fakeSummarizer{text: "Added a greeting"}
 	m.e.cfg.Summarize = sum.summarize
-	o = &outcome{pending: &sandbox.Pending{ID: "7", Changes: &effects.ChangeSet{}}}
-	cmd := m.summarizeCmd("7", o)
+	cmd := m.summarizeCmd("7", cs)
 	if cmd == nil {
 		t.Fatal("no summary command with a model configured")
 	}

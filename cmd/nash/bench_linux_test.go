@@ -14,22 +14,16 @@ import (
 // process per operation, exactly as a person runs them; compare each with
 // its native counterpart measured in the same run.
 
-// buildBinaries builds nash (lean), nash-shell, nash-sandbox and nash-index
-// as make build does (statically, without cgo), so the benchmarks measure
+// buildBinaries builds nash, nash-sandbox and nash-index as make build does (statically, without cgo), so the benchmarks measure
 // what a person runs.
 func buildBinaries(b *testing.B) string {
 	b.Helper()
 	dir := b.TempDir()
-	for _, bin := range []struct{ name, pkg, tags string }{
-		{"nash", "nash", "lean"},
-		{"nash-shell", "nash", ""},
-		{"nash-sandbox", "nash-sandbox", ""},
-		{"nash-index", "nash-index", ""},
-	} {
-		cmd := exec.Command("go", "build", "-tags", bin.tags, "-o", filepath.Join(dir, bin.name), "github.com/nash-shell/nash/cmd/"+bin.pkg)
+	for _, bin := range []string{"nash", "nash-sandbox", "nash-index"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, bin), "github.com/nash-shell/nash/cmd/"+bin)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("build %s: %v\n%s", bin.name, err, out)
+			b.Fatalf("build %s: %v\n%s", bin, err, out)
 		}
 	}
 	return filepath.Join(dir, "nash")

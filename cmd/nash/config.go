@@ -5,24 +5,29 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/nash-shell/nash/effects"
 )
 
-// config is nash's configuration: defaults < $XDG_CONFIG_HOME/nash/config.yaml
-// < NASH_* environment < flags. Secrets never live here: provider keys come
-// from the environment only.
-type config struct {
-	Model      string   `yaml:"model"`  // provider:model, see planner.ParseSpec
-	Editor     string   `yaml:"editor"` // the review's editor; default $VISUAL, $EDITOR, vi
-	IndexRoots []string `yaml:"-"`
-	Index      struct {
+// configFile is $XDG_CONFIG_HOME/nash/config.yaml. Secrets never live
+// here: provider keys come from the environment only.
+type configFile struct {
+	Model  string `yaml:"model"`  // provider:model, see planner.ParseSpec
+	Editor string `yaml:"editor"` // the review's editor; default $VISUAL, $EDITOR, vi
+	Index  struct {
 		Roots []string `yaml:"roots"` // what nash index add indexes when given no path
 	} `yaml:"index"`
-	Keys map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
+	Keys  map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
+	Serve serveConfig        `yaml:"serve"`
+	Net   netConfig          `yaml:"net"` // destinations runs may (or may never) reach
+}
+
+// serveConfig is the serve section of the config file.
+type serveConfig struct {
+	Addr string `yaml:"addr"` // where nash serve listens
+	URL  string `yaml:"url"`  // the base of links, when the server is reached by another name (a proxy)
 }
 
 // keyList reads a key binding written as one key or a list of keys.
@@ -61,59 +66,29 @@ func configPath(getenv func(string) string) string {
 	return filepath.Join(home, ".config", "nash", "config.yaml")
 }
 
-// loadConfig reads the config file, then the NASH_* variables over it:
-// NASH_MODEL, NASH_EDITOR and NASH_INDEX_ROOTS (a list like PATH). A
-// missing file is no error; a malformed one is.
-func loadConfig(getenv func(string) string) (config, error) {
-	var c config
-	if p := configPath(getenv); p != "" {
-		b, err := os.ReadFile(p)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			return c, fmt.Errorf("read config: %w", err)
-		default:
-			if err := yaml.Unmarshal(b, &c); err != nil {
-				return c, fmt.Errorf("config %s: %w", effects.Quote(p), err)
-			}
-		}
+// readConfig reads the config file. A missing file is an empty config; a
+// malformed one is a configError.
+func readConfig(getenv func(string) string) (configFile, error) {
+	var c configFile
+	p := configPath(getenv)
+	if p == "" {
+		return c, nil
 	}
-	c.IndexRoots = c.Index.Roots
-	if v := getenv("NASH_MODEL"); v != "" {
-		c.Model = v
+	b, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return c, nil
+	case err != nil:
+		return c, configError{fmt.Errorf("read config: %w", err)}
 	}
-	if v := getenv("NASH_EDITOR"); v != "" {
-		c.Editor = v
-	}
-	if v := getenv("NASH_INDEX_ROOTS"); v != "" {
-		c.IndexRoots = filepath.SplitList(v)
-	}
-	if c.Editor == "" {
-		c.Editor = getenv("VISUAL")
-	}
-	if c.Editor == "" {
-		c.Editor = getenv("EDITOR")
-	}
-	home := getenv("HOME")
-	for i, r := range c.IndexRoots {
-		if rest, ok := strings.CutPrefix(r, "~/"); ok && home != "" {
-			c.IndexRoots[i] = filepath.Join(home, rest)
-		}
-	}
-	if err := checkKeys(c.Keys); err != nil {
-		return c, err
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return c, configError{fmt.Errorf("config %s: %w", effects.Quote(p), err)}
 	}
 	return c, nil
 }
 
-// checkKeys reports a key binding for an action the review does not have.
-func checkKeys(keys map[string]keyList) error {
-	for name := range keys {
-		switch name {
-		case "run", "edit", "revise", "explain", "abort", "commit", "diff", "pick":
-		default:
-			return fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, commit, diff or pick)", effects.Quote(name))
-		}
-	}
-	return nil
-}
+// configError is a config file nash cannot use: a usage error (exit 2).
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }

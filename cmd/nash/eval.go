@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -34,7 +32,7 @@ type evalOptions struct {
 	plannerOpts []planner.Option    // tests add a replay provider here
 }
 
-func newEvalCmd(io stdio) *cobra.Command {
+func newEvalCmd(g *options, io stdio) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval BENCHMARK",
 		Short: "measure the planner with a model on a benchmark",
@@ -76,9 +74,17 @@ Dockerfiles. The model is --model, else NASH_MODEL, else
 Published figures for scale: gpt-4o about 74%, qwen2.5-coder 7B about 62%,
 judged by GPT-4 where outputs differ. The benchmark's own second gold
 commands score about 85% with the similar judge and 61% with the exact one.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.getenv = os.Getenv
+			o.getenv = g.getenv
+			if o.model == "" {
+				o.model = g.model
+			}
+			for _, m := range []string{o.model, o.judgeModel} {
+				if _, err := planner.ParseSpec(m); m != "" && err != nil {
+					return usageError{err.Error()}
+				}
+			}
 			return runEvalInterCode(cmd.Context(), o, io)
 		},
 	}
@@ -118,14 +124,11 @@ func evalJudge(o evalOptions, plannerSpec string, getenv func(string) string) (e
 	return evalharness.Similar(), nil
 }
 
-// evalPlannerError gives planner errors their exit code.
-type evalPlannerError struct{ err error }
+// plannerError is a planner that cannot be built or used (exit 5).
+type plannerError struct{ err error }
 
-func (e evalPlannerError) Error() string { return e.err.Error() }
-func (e evalPlannerError) Unwrap() error { return e.err }
-
-// ExitCode is exitPlanner.
-func (e evalPlannerError) ExitCode() int { return exitPlanner }
+func (e plannerError) Error() string { return e.err.Error() }
+func (e plannerError) Unwrap() error { return e.err }
 
 // runEvalInterCode runs the evaluation and prints its result.
 func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
@@ -153,14 +156,14 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 	}
 	judge, err := evalJudge(o, spec, getenv)
 	if err != nil {
-		return evalPlannerError{err}
+		return plannerError{err}
 	}
 	// No memory: remembered requests would leak answers between runs and
 	// make the figures depend on the person's history.
 	opts := append([]planner.Option{planner.ModelSpec(spec), planner.Getenv(getenv)}, o.plannerOpts...)
 	p, err := planner.New(opts...)
 	if err != nil {
-		return evalPlannerError{err}
+		return plannerError{err}
 	}
 	fmt.Fprintf(io.err, "InterCode-ALFA with %s, judge %s\n", p.Model(), judge.Name())
 	res, err := evalharness.Run(ctx, evalharness.Options{
@@ -195,9 +198,9 @@ func runEvalInterCode(ctx context.Context, o evalOptions, io stdio) error {
 		}
 		return err
 	case errors.Is(err, planner.ErrNoProvider):
-		return evalPlannerError{err}
+		return plannerError{err}
 	case errors.As(err, &ue):
-		return sandboxError{err}
+		return err
 	default:
 		return err
 	}

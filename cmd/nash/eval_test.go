@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -190,7 +191,8 @@ func TestEvalJudgeModel(t *testing.T) {
 }
 
 // TestEvalNoProvider: with no model answering, nash eval prints the
-// planner's setup help and exits with the planner's code, no stack trace.
+// planner's setup help and exits with the planner's code, no stack trace;
+// a model naming an unknown provider is a usage error.
 func TestEvalNoProvider(t *testing.T) {
 	data, err := filepath.Abs(dataDir(t, "intercode-alfa")) // nash runs elsewhere
 	if err != nil {
@@ -206,11 +208,12 @@ func TestEvalNoProvider(t *testing.T) {
 		name string
 		args []string
 		env  []string
+		code int
 	}{
-		{"refused", []string{"--model", "ollama:qwen2.5-coder:7b"}, []string{"OLLAMA_HOST=http://" + closed}},
-		{"default model from NASH_MODEL", nil, []string{"NASH_MODEL=ollama", "OLLAMA_HOST=http://" + closed}},
-		{"unknown provider", []string{"--model", "nosuch:model"}, nil},
-		{"missing key", []string{"--model", "openai:gpt-4o-mini"}, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL="}},
+		{"refused", []string{"--model", "ollama:qwen2.5-coder:7b"}, []string{"OLLAMA_HOST=http://" + closed}, exitPlanner},
+		{"default model from NASH_MODEL", nil, []string{"NASH_MODEL=ollama", "OLLAMA_HOST=http://" + closed}, exitPlanner},
+		{"unknown provider", []string{"--model", "nosuch:model"}, nil, exitUsage},
+		{"missing key", []string{"--model", "openai:gpt-4o-mini"}, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL="}, exitPlanner},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,8 +221,8 @@ func TestEvalNoProvider(t *testing.T) {
 			n.env = append([]string{"TMPDIR=" + t.TempDir()}, tt.env...)
 			args := append([]string{"eval", "intercode-alfa", "--data", data, "--limit", "3"}, tt.args...)
 			out, errOut, code := n.run("", args...)
-			if code != exitPlanner {
-				t.Errorf("exit code %d, want %d; stdout %q; stderr %q", code, exitPlanner, out, errOut)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stdout %q; stderr %q", code, tt.code, out, errOut)
 			}
 			if !strings.Contains(errOut, "set up a model provider") {
 				t.Errorf("stderr lacks the setup help: %q", errOut)
@@ -245,7 +248,7 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "intercode-alfa", "--data", "x", "--judge", "nosuch"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != exitUsage {
+		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, os.LookupEnv); code != exitUsage {
 			t.Errorf("nash %v: exit %d, want %d; stderr %q", args, code, exitUsage, errb.String())
 		}
 	}

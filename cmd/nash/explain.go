@@ -20,10 +20,10 @@ type explainOptions struct {
 	file string
 }
 
-func newExplainCmd(io stdio) *cobra.Command {
+func newExplainCmd(_ *options, io stdio) *cobra.Command {
 	var opts explainOptions
 	cmd := &cobra.Command{
-		Use:   "explain [--json] SCRIPT | explain [--json] -f FILE",
+		Use:   "explain [--json] (SCRIPT | -f FILE)",
 		Short: "show what a script would run and touch, without running it",
 		Long: "explain parses a shell script and prints what it would do: the commands it can run,\n" +
 			"the paths it reads, writes, creates and deletes, its network use, privilege and risk.\n" +

@@ -16,7 +16,7 @@ import (
 func runNash(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	code = run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb}, os.LookupEnv)
 	return code, out.String(), errb.String()
 }
 

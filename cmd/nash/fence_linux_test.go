@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -21,11 +26,7 @@ import (
 // from a benchmark cannot damage the machine the tests run on.
 func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self)
+	cmd := exec.Command(testBin(t, fenceName))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NASH_TEST_FENCE="+dir, "NASH_TEST_SCRIPT="+script)
 	cmd.Env = append(cmd.Env, env...)
@@ -42,8 +43,29 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
 	}
+	// The supplementary groups nash's sandbox maps, the fence maps too,
+	// so that id and groups say the same in both.
+	extra, newgidmap := fenceGroups()
+	if len(extra) > 0 {
+		attr.GidMappings = nil
+		cmd.Env = append(cmd.Env, "NASH_TEST_FENCE_GIDS=1")
+	}
 	cmd.SysProcAttr = attr
-	err = cmd.Run()
+	err := cmd.Start()
+	if err == nil && len(extra) > 0 {
+		args := []string{strconv.Itoa(cmd.Process.Pid), strconv.Itoa(gid), strconv.Itoa(gid), "1"}
+		for _, g := range extra {
+			args = append(args, strconv.Itoa(g), strconv.Itoa(g), "1")
+		}
+		if out, merr := exec.Command(newgidmap, args...).CombinedOutput(); merr != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("fence: newgidmap: %v: %s", merr, out)
+		}
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		if ee.ExitCode() == 125 && strings.HasPrefix(errb.String(), "fence:") {
 			t.Fatalf("%s", errb.String())
@@ -55,6 +77,44 @@ func runFenced(t *testing.T, dir, script string, env ...string) (string, int) {
 	return out.String(), 0
 }
 
+// fenceName is the command that runs fenceMain (see TestMain).
+const fenceName = "nash-test-fence"
+
+// fenceGroups returns the supplementary gids an ordinary user's sandbox
+// maps (as sandbox/ids_linux.go works them out: the user's groups that
+// /etc/subgid grants them, where newgidmap is installed), and newgidmap.
+func fenceGroups() ([]int, string) {
+	if os.Getuid() == 0 {
+		return nil, ""
+	}
+	newgidmap, err := exec.LookPath("newgidmap")
+	if err != nil {
+		return nil, ""
+	}
+	groups, _ := os.Getgroups()
+	u, _ := user.LookupId(strconv.Itoa(os.Getuid()))
+	b, _ := os.ReadFile("/etc/subgid")
+	var out []int
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(strings.TrimSpace(line), ":")
+		if len(f) != 3 || (u == nil || f[0] != u.Username) && f[0] != strconv.Itoa(os.Getuid()) {
+			continue
+		}
+		start, err1 := strconv.Atoi(f[1])
+		count, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		for _, g := range groups {
+			if g != os.Getgid() && g >= start && g < start+count && !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, newgidmap
+}
+
 // fenceMain is the fenced process: it seals the mounts, drops its
 // capabilities and becomes bash.
 func fenceMain() int {
@@ -63,6 +123,18 @@ func fenceMain() int {
 	fail := func(what string, err error) int {
 		fmt.Fprintf(os.Stderr, "fence: %s: %v\n", what, err)
 		return 125
+	}
+	if os.Getenv("NASH_TEST_FENCE_GIDS") != "" {
+		// The parent maps the gids with newgidmap once this process runs.
+		for i := 0; ; i++ {
+			if b, err := os.ReadFile("/proc/self/gid_map"); err == nil && len(b) > 0 {
+				break
+			}
+			if i == 5000 {
+				return fail("gid map", errors.New("never written"))
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail("private", err)
@@ -104,7 +176,7 @@ func fenceMain() int {
 	}
 	env := []string{}
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "NASH_TEST_FENCE=") && !strings.HasPrefix(e, "NASH_TEST_SCRIPT=") {
+		if !strings.HasPrefix(e, "NASH_TEST_FENCE=") && !strings.HasPrefix(e, "NASH_TEST_SCRIPT=") && !strings.HasPrefix(e, "NASH_TEST_FENCE_GIDS=") {
 			env = append(env, e)
 		}
 	}

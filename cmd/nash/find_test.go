@@ -144,7 +144,7 @@ func TestFindWhileWatching(t *testing.T) {
 	var out, errb lockedBuffer
 	codes := make(chan int, 1)
 	go func() {
-		codes <- run(ctx, []string{"index", "watch"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		codes <- run(ctx, []string{"index", "watch"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}, os.LookupEnv)
 	}()
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()

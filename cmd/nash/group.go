@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/shell"
 )
 
 // groupOptions are the flags of nash group.
@@ -28,7 +27,7 @@ type groupOptions struct {
 	indexDir string
 }
 
-func newGroupCmd(io stdio) *cobra.Command {
+func newGroupCmd(g *options, io stdio) *cobra.Command {
 	var o groupOptions
 	cmd := &cobra.Command{
 		Use:   "group [--by keyword|semantic] QUERY --into DIR [--dir D] [--link] [-n N] [--yes] [--json]",
@@ -46,7 +45,7 @@ notes-2.md, notes-3.md). Files already in DIR, and files gone since they were
 indexed, are left out and named.`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runGroup(c.Context(), c, o, strings.Join(args, " "), io)
+			return runGroup(c.Context(), g, o, strings.Join(args, " "), io)
 		},
 	}
 	f := cmd.Flags()
@@ -56,12 +55,11 @@ indexed, are left out and named.`,
 	f.BoolVar(&o.link, "link", false, "make symbolic links in DIR instead of moving the files")
 	f.IntVarP(&o.n, "n", "n", 20, "at most `N` files, best first")
 	f.StringVar(&o.indexDir, "index-dir", "", "where the index lives (default $XDG_DATA_HOME/nash/index)")
-	f.BoolVarP(&o.run.yes, "yes", "y", false, "commit without asking")
-	f.BoolVar(&o.run.json, "json", false, "print one JSON object describing the run")
+	addRunFlags(f, &o.run)
 	return cmd
 }
 
-func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query string, io stdio) error {
+func runGroup(ctx context.Context, g *options, o groupOptions, query string, io stdio) error {
 	q := indexQuery{query: query, mode: o.by, n: o.n, indexDir: o.indexDir}
 	switch o.by {
 	case "keyword", "semantic":
@@ -90,7 +88,7 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 	}
 	// nash-index find says what went wrong, and notes such as the
 	// semantic fallback, on stderr.
-	hits, err := searchIndex(ctx, cmd, q, io.err)
+	hits, err := searchIndex(ctx, g, q, io.err)
 	if err != nil {
 		var se errIndexSearch
 		if errors.As(err, &se) {
@@ -119,8 +117,7 @@ func runGroup(ctx context.Context, cmd *cobra.Command, o groupOptions, query str
 	if len(hits) == o.n {
 		fmt.Fprintf(io.err, "nash: note: the best %d matches; -n N takes more\n", o.n)
 	}
-	showScript(io, plan.script)
-	return runScript(ctx, cmd, o.run, plan.script, prompt, io)
+	return runScript(ctx, g, o.run, shell.Script{Text: plan.script, Title: prompt, Show: true}, io)
 }
 
 // groupPlan is the script nash group runs and what it says first.

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +102,7 @@ func TestGroupMoveAndUndo(t *testing.T) {
 		t.Fatalf("group: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	script, _, _ := strings.Cut(errOut, "changes:")
-	if !strings.Contains(script, "nash: running this script in the sandbox:") || !strings.Contains(script, "mv -n -T -- ") {
+	if !strings.Contains(script, "script\n") || !strings.Contains(script, "mv -n -T -- ") || !strings.Contains(script, "what it will do") {
 		t.Errorf("the script was not shown before the run:\n%s", errOut)
 	}
 	if strings.ContainsRune(errOut, 0x1b) {
@@ -171,9 +170,9 @@ func TestGroupLinkAndUndo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("group --link: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	var res runResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.Committed {
-		t.Fatalf("--json: %v, %+v\n%s", err, res, out)
+	res := decodeRun(t, out)
+	if !res.Committed {
+		t.Fatalf("--json: %+v\n%s", res, out)
 	}
 	if !strings.Contains(errOut, "ln -s -T -- ") || !strings.Contains(errOut, "mkdir -p -- ") {
 		t.Errorf("script not shown:\n%s", errOut)

@@ -5,12 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 )
 
-// findHelper locates one of nash's companion binaries (nash-index,
-// nash-shell): the path in envVar when set, else next to this executable,
-// else on PATH. what names, for the error, what needs it.
+// findHelper locates nash-index, nash's companion binary: the path in
+// envVar when set, else next to this executable, else on PATH. what
+// names, for the error, what needs it.
 func findHelper(name, envVar, what string) (string, error) {
 	if p := os.Getenv(envVar); p != "" {
 		return p, nil
@@ -25,26 +24,4 @@ func findHelper(name, envVar, what string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s needs %s, which is neither next to nash nor on PATH (make build puts both in bin/)", what, name)
-}
-
-// leanCommand reports whether args name a command the lean build serves
-// (lean.go): the first word, after any --state-dir, is one of
-// sandboxCommands. Any other flag before it belongs to the shell (nash -c
-// ...).
-func leanCommand(args []string) bool {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--state-dir":
-			i++
-			continue
-		case strings.HasPrefix(a, "--state-dir="):
-			continue
-		case strings.HasPrefix(a, "-"):
-			return false
-		}
-		_, ok := sandboxCommands()[a]
-		return ok
-	}
-	return false
 }

@@ -25,13 +25,9 @@ func TestHistoryOfChangesOutsideNash(t *testing.T) {
 	if _, errOut, code := n.run("", "index", "add", dir); code != 0 {
 		t.Fatalf("index add: %s", errOut)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	watch := exec.Command(self, "index", "watch")
+	watch := exec.Command(testBin(t, "nash"), "index", "watch")
 	watch.Dir = dir
-	watch.Env = append(os.Environ(), "NASH_TEST_MAIN=1", "NASH_STATE_DIR="+n.state)
+	watch.Env = append(os.Environ(), "NASH_STATE_DIR="+n.state)
 	watch.Env = append(watch.Env, n.env...)
 	out, err := watch.StdoutPipe()
 	if err != nil {
@@ -78,7 +74,7 @@ func TestHistoryOfChangesOutsideNash(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, func() bool { h := history(); return len(h) == 2 && h[0] == "recorded" }, "a recorded earlier version")
-	if _, errOut, code := n.run("", "rollback", f, "--back", "1"); code != 0 {
+	if _, errOut, code := n.run("", "rollback", f, "--back", "1", "--yes"); code != 0 {
 		t.Fatalf("rollback: %s", errOut)
 	}
 	if b, _ := os.ReadFile(f); string(b) != "second draft\n" {

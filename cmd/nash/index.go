@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -34,22 +32,17 @@ func indexBinary() (string, error) {
 }
 
 // indexCommand prepares nash-index with args, passing on what nash
-// resolved: the state dir and the config's index roots.
-func indexCommand(ctx context.Context, cmd *cobra.Command, args []string) (*exec.Cmd, error) {
+// resolved: the state dir and the index roots.
+func indexCommand(ctx context.Context, g *options, args []string) (*exec.Cmd, error) {
 	bin, err := indexBinary()
 	if err != nil {
 		return nil, err
 	}
 	c := exec.CommandContext(ctx, bin, args...)
 	c.Args[0] = indexBinName
-	env := os.Environ()
-	if dir, err := stateDirFor(cmd); err == nil {
-		env = append(env, "NASH_STATE_DIR="+dir)
-	}
-	if os.Getenv("NASH_INDEX_ROOTS") == "" {
-		if cfg, err := loadConfig(os.Getenv); err == nil && len(cfg.IndexRoots) > 0 {
-			env = append(env, "NASH_INDEX_ROOTS="+strings.Join(cfg.IndexRoots, string(os.PathListSeparator)))
-		}
+	env := append(os.Environ(), "NASH_STATE_DIR="+g.stateDir)
+	if len(g.indexRoots) > 0 {
+		env = append(env, "NASH_INDEX_ROOTS="+strings.Join(g.indexRoots, string(os.PathListSeparator)))
 	}
 	c.Env = env
 	// On ctrl+c the terminal interrupts nash-index too; nash gives it time
@@ -61,8 +54,8 @@ func indexCommand(ctx context.Context, cmd *cobra.Command, args []string) (*exec
 
 // forwardIndex runs nash-index with args on nash's own stdio and returns
 // its exit code as nash's.
-func forwardIndex(ctx context.Context, cmd *cobra.Command, args []string, io stdio) error {
-	c, err := indexCommand(ctx, cmd, args)
+func forwardIndex(ctx context.Context, g *options, args []string, io stdio) error {
+	c, err := indexCommand(ctx, g, args)
 	if err != nil {
 		return err
 	}
@@ -87,24 +80,25 @@ func indexExit(err error) error {
 }
 
 // newForwardCmd is a nash command carried out by nash-index: its flags and
-// help are nash-index's.
-func newForwardCmd(io stdio, name, short string) *cobra.Command {
+// help are nash-index's; use is its usage line there.
+func newForwardCmd(g *options, io stdio, use, short string) *cobra.Command {
+	name, _, _ := strings.Cut(use, " ")
 	return &cobra.Command{
-		Use:                name,
+		Use:                use,
 		Short:              short,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return forwardIndex(cmd.Context(), cmd, append([]string{name}, args...), io)
+			return forwardIndex(cmd.Context(), g, append([]string{name}, args...), io)
 		},
 	}
 }
 
-func newIndexCmd(io stdio) *cobra.Command {
-	return newForwardCmd(io, "index", "keep the file index that nash find and the planner search (add, rm, status, rebuild, watch)")
+func newIndexCmd(g *options, io stdio) *cobra.Command {
+	return newForwardCmd(g, io, "index (add [PATH...] | rm PATH... | status | rebuild | watch)", "keep the file index that nash find and the planner search (add, rm, status, rebuild, watch)")
 }
 
-func newFindCmd(io stdio) *cobra.Command {
-	return newForwardCmd(io, "find", "find files by keyword or by meaning in the index")
+func newFindCmd(g *options, io stdio) *cobra.Command {
+	return newForwardCmd(g, io, "find [-k|-s|--hybrid] [-n N] [--dir D] [--json] QUERY", "find files by keyword or by meaning in the index")
 }
 
 // indexQuery is a search nash makes through nash-index find.
@@ -135,7 +129,7 @@ func (e errIndexSearch) Error() string {
 
 // searchIndex runs nash-index find --json for q. Its notes and errors go to
 // errw. No match is an empty list, not an error.
-func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.Writer) ([]indexHit, error) {
+func searchIndex(ctx context.Context, g *options, q indexQuery, errw io.Writer) ([]indexHit, error) {
 	args := []string{"find", "--json", "-n", fmt.Sprint(q.n)}
 	if q.mode != "" {
 		args = append(args, "--"+q.mode)
@@ -150,7 +144,7 @@ func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.
 		args = append(args, "--index-dir", q.indexDir)
 	}
 	args = append(args, "--", q.query)
-	c, err := indexCommand(ctx, cmd, args)
+	c, err := indexCommand(ctx, g, args)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +171,7 @@ func searchIndex(ctx context.Context, cmd *cobra.Command, q indexQuery, errw io.
 // nash-index find, which opens the index per request (or asks the watcher
 // that holds it): nash keeps no index lock between requests and scans
 // nothing before one. Without an index it finds nothing.
-type indexRetriever struct{ cmd *cobra.Command }
+type indexRetriever struct{ g *options }
 
 var _ planner.Retriever = indexRetriever{}
 
@@ -187,7 +181,7 @@ func (r indexRetriever) Retrieve(ctx context.Context, query string, k int) ([]pl
 		return nil, nil
 	}
 	var errb bytes.Buffer
-	hits, err := searchIndex(ctx, r.cmd, indexQuery{query: query, mode: "hybrid", n: k, plain: true}, &errb)
+	hits, err := searchIndex(ctx, r.g, indexQuery{query: query, mode: "hybrid", n: k, plain: true}, &errb)
 	if err != nil {
 		if msg := strings.TrimSpace(errb.String()); msg != "" {
 			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "nash: "))
@@ -221,25 +215,25 @@ const watchLog = "index-watch.log"
 // does nothing when no index exists: the shell creates none uninvited. When
 // another watcher holds the index, this one says so in its log and ends.
 // The returned func stops it.
-func startIndexWatch(ctx context.Context, cmd *cobra.Command, stateDir string) (stop func(), err error) {
+func startIndexWatch(ctx context.Context, g *options) (stop func(), err error) {
 	if !indexExists() {
 		return func() {}, nil
 	}
-	c, err := indexCommand(context.WithoutCancel(ctx), cmd, []string{"index", "watch"})
+	c, err := indexCommand(context.WithoutCancel(ctx), g, []string{"index", "watch"})
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	if err := os.MkdirAll(g.stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("index watcher: %w", err)
 	}
-	logf, err := os.OpenFile(filepath.Join(stateDir, watchLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logf, err := os.OpenFile(filepath.Join(g.stateDir, watchLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("index watcher: %w", err)
 	}
 	c.Stdout, c.Stderr = logf, logf
 	// Its own process group: ctrl+c at the terminal is meant for the
 	// script in the foreground, not for the watcher.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	c.SysProcAttr = watcherAttr()
 	if err := c.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start the index watcher: %w", err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +21,7 @@ import (
 func runIndexCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, os.LookupEnv)
 	return out.String(), errb.String(), code
 }
 
@@ -153,7 +152,11 @@ func TestIndexRetriever(t *testing.T) {
 	t.Setenv("NASH_EMBEDDER", "")
 	t.Setenv("NASH_INDEX_DIR", "")
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	r := indexRetriever{newRootCmd(stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})}
+	g, err := resolveOptions(os.LookupEnv, globalFlags{stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := indexRetriever{g}
 	if docs, err := r.Retrieve(ctx, "bread", 2); err != nil || len(docs) != 0 {
 		t.Fatalf("Retrieve without an index = %+v, %v; want nothing", docs, err)
 	}

@@ -70,7 +70,7 @@ func newInitCmd(io stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:       "init bash|zsh|fish",
 		Short:     "print a snippet for your shell: Alt+N sends the line to nash, the script lands in history",
-		Args:      cobra.ExactArgs(1),
+		Args:      exactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, ok := initSnippets[args[0]]

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/shell"
 )
 
 // joinOptions are the flags of nash join.
@@ -18,7 +19,7 @@ type joinOptions struct {
 	into string
 }
 
-func newJoinCmd(io stdio) *cobra.Command {
+func newJoinCmd(g *options, io stdio) *cobra.Command {
 	var o joinOptions
 	cmd := &cobra.Command{
 		Use:   "join A B... [--into C] [--yes] [--json]",
@@ -32,17 +33,16 @@ with a summary of what changed, then commit or abort; 'nash undo' puts
 everything back. A name starting with - needs -- first: nash join -- -a -b.`,
 		Args: minArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runJoin(c.Context(), c, o, args, io)
+			return runJoin(c.Context(), g, o, args, io)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.into, "into", "", "write the result to the new file `C` and keep the inputs")
-	f.BoolVarP(&o.run.yes, "yes", "y", false, "commit without asking")
-	f.BoolVar(&o.run.json, "json", false, "print one JSON object describing the run")
+	addRunFlags(f, &o.run)
 	return cmd
 }
 
-func runJoin(ctx context.Context, cmd *cobra.Command, o joinOptions, args []string, io stdio) error {
+func runJoin(ctx context.Context, g *options, o joinOptions, args []string, io stdio) error {
 	paths, err := absPaths(args)
 	if err != nil {
 		return err
@@ -61,8 +61,7 @@ func runJoin(ctx context.Context, cmd *cobra.Command, o joinOptions, args []stri
 	if into != "" {
 		prompt += " --into " + effects.Quote(into)
 	}
-	showScript(io, script)
-	return runScript(ctx, cmd, o.run, script, prompt, io)
+	return runScript(ctx, g, o.run, shell.Script{Text: script, Title: prompt, Show: true}, io)
 }
 
 // planJoin checks the files and writes the script that joins them: into

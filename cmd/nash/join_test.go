@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +38,7 @@ func TestJoinIntoAndUndo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("join --into: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "nash: running this script in the sandbox:") || !strings.Contains(errOut, "set -e -o noclobber") {
+	if !strings.Contains(errOut, "script\n") || !strings.Contains(errOut, "set -e -o noclobber") || !strings.Contains(errOut, "what it will do") {
 		t.Errorf("script not shown:\n%s", errOut)
 	}
 	if strings.ContainsRune(errOut, 0x1b) {
@@ -74,9 +73,9 @@ func TestJoinAppendAndUndo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("join: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	var res runResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.Committed || len(res.Changes) != 2 {
-		t.Fatalf("--json: %v %+v\n%s", err, res, out)
+	res := decodeRun(t, out)
+	if !res.Committed || len(res.Changes) != 2 {
+		t.Fatalf("--json: %+v\n%s", res, out)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, a)); string(got) != "monday\ntuesday\n" {
 		t.Errorf("%s = %q", a, got)

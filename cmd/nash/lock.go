@@ -8,18 +8,18 @@ import (
 	"github.com/nash-shell/nash/effects"
 )
 
-func newLockCmd(io stdio) *cobra.Command {
+func newLockCmd(g *options, io stdio) *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{
-		Use:   "lock PATH... | lock --list",
+		Use:   "lock (PATH... | --list)",
 		Short: "make files read-only and refuse any commit or undo that would change them",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list == (len(args) > 0) {
 				return usageError{"give paths to lock, or --list"}
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			if list {
 				locks, err := sb.Locks()
@@ -46,19 +46,19 @@ func newLockCmd(io stdio) *cobra.Command {
 	return cmd
 }
 
-func newUnlockCmd(io stdio) *cobra.Command {
+func newUnlockCmd(g *options, io stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:   "unlock PATH...",
 		Short: "give locked files their write permission back",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, err := absPaths(args)
 			if err != nil {
 				return err
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			if err := sb.Unlock(cmd.Context(), paths...); err != nil {
 				return err

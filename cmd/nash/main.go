@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,21 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
-)
-
-// Exit codes that are not the script's own. A script's own exit code passes
-// through unchanged; these are chosen above the range shells use for signals
-// and command-not-found, and documented in the README.
-const (
-	exitOK          = 0
-	exitFailure     = 1   // nash itself failed (bad flags, I/O error, ...)
-	exitUsage       = 2   // bad command line
-	exitAborted     = 3   // the person aborted at review or at the commit prompt
-	exitConflict    = 4   // undo refused: paths changed since the commit
-	exitPlanner     = 5   // the planner could not produce a script
-	exitNoSandbox   = 6   // the sandbox is unavailable or incomplete
-	exitInterrupted = 130 // ctrl+c
 )
 
 // memoryLimit is nash's default soft limit on Go's memory.
@@ -41,16 +27,17 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// exitError carries an exit code up to main without printing anything more.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
 func main() {
 	if sandbox.IsChild() {
 		sandbox.ChildMain() // never returns
 	}
-	handOver(os.Args[1:]) // the lean build: what it does not do, nash-shell does
+	os.Exit(Main(os.Args[1:]))
+}
+
+// Main runs nash with args on the process's own streams and environment
+// and returns its exit code. The tests run it as the command nash
+// (testscript.Main).
+func Main(args []string) int {
 	// A soft limit on the Go heap: committing 100,000 files keeps about
 	// 50 MB live, and without a limit the collector lets the heap grow to
 	// twice that. GOMEMLIMIT overrides it.
@@ -59,112 +46,93 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
-	os.Exit(run(ctx, os.Args[1:], io))
+	return run(ctx, args, stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.LookupEnv)
 }
 
-// run executes nash with args and returns the process exit code.
-func run(ctx context.Context, args []string, io stdio) int {
-	root := newRootCmd(io)
+// run executes nash with args and returns the exit code. lookup reads the
+// environment.
+func run(ctx context.Context, args []string, io stdio, lookup func(string) (string, bool)) int {
+	root := newRootCmd(io, lookup)
 	root.SetArgs(args)
 	root.SetIn(io.in)
 	root.SetOut(io.out)
 	root.SetErr(io.err)
-	err := root.ExecuteContext(ctx)
-	return exitCode(ctx, err, io)
+	return exitCode(ctx, root.ExecuteContext(ctx), io.err)
 }
 
-// exitCode maps an error to an exit code, printing a one-line message for
-// errors the person should see.
-func exitCode(ctx context.Context, err error, io stdio) int {
-	var ee exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		fmt.Fprintln(io.err, "nash: interrupted")
-		return exitInterrupted
-	}
-	fmt.Fprintf(io.err, "nash: %v\n", err)
-	var ce codedError
-	if errors.As(err, &ce) {
-		return ce.ExitCode()
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return exitUsage
-	}
-	return exitFailure
-}
-
-// codedError is an error that knows its exit code.
-type codedError interface {
-	error
-	ExitCode() int
-}
-
-// usageError marks a bad command line.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-// minArgs accepts at least n arguments; fewer is a usage error.
-func minArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < n {
-			return usageError{fmt.Sprintf("%s needs at least %d argument(s): %s", cmd.CommandPath(), n, cmd.Use)}
-		}
-		return nil
-	}
-}
-
-func newRootCmd(io stdio) *cobra.Command {
-	root := &cobra.Command{
+// newRootCmd builds the command tree. Its flags and the environment are
+// resolved into one options value before any command runs; every command
+// gets that value, never the cobra.Command.
+func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
+	g := &options{}
+	var gf globalFlags
+	var so shellOptions
+	var root *cobra.Command
+	root = &cobra.Command{
 		Use:           "nash [-c [--yes] [--dry-run] [--print] [--json] TEXT]",
 		Short:         "a natural-language shell that shows what a script will touch and keeps every change undoable",
+		Long:          shellLong,
+		Args:          shellArgs(&so),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if so.version {
+				return nil // nash --version needs no settings
+			}
+			o, err := resolveOptions(lookup, gf)
+			if err != nil {
+				return err
+			}
+			o.commands = func() []planner.Command { return plannerCommands(root) }
+			*g = *o
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if so.version {
+				fmt.Fprintln(io.out, "nash", version)
+				return nil
+			}
+			return runShell(cmd.Context(), g, so, args, io)
+		},
 	}
+	// Not cobra's Version: its version template would link text/template,
+	// whose reflection keeps every exported method in the binary (3.6 MB
+	// more to map at every start).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
-	root.PersistentFlags().String("state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
-	root.PersistentFlags().String("model", "", modelFlagHelp)
-	for _, mk := range sandboxCommands() {
-		root.AddCommand(mk(io))
-	}
-	addFullCommands(root, io)
+	pf := root.PersistentFlags()
+	pf.StringVar(&gf.stateDir, "state-dir", "", "where nash keeps its transactions and undo layers (default $XDG_STATE_HOME/nash)")
+	pf.StringVar(&gf.model, "model", "", "the model, as provider:model (default from config, NASH_MODEL, else "+planner.DefaultSpec+")")
+	addShellFlags(root, &so)
+	root.AddCommand(
+		newRunCmd(g, io),
+		newLogCmd(g, io),
+		newShowCmd(g, io),
+		newUndoCmd(g, io),
+		newForgetCmd(g, io),
+		newGCCmd(g, io),
+		newLockCmd(g, io),
+		newUnlockCmd(g, io),
+		newHistoryCmd(g, io),
+		newRollbackCmd(g, io),
+		newGroupCmd(g, io),
+		newJoinCmd(g, io),
+		newExplainCmd(g, io),
+		newIndexCmd(g, io),
+		newFindCmd(g, io),
+		newShareCmd(g, io),
+		newServeCmd(g, io),
+		newEvalCmd(g, io),
+		newInitCmd(io),
+		newVersionCmd(io),
+	)
 	return root
-}
-
-// sandboxCommands are the commands both builds serve themselves (the lean
-// build, nothing else), by the name they are called with. Each lives in its
-// own file; they need neither the planner nor the terminal UI.
-// addFullCommands adds the shell itself and the rest.
-func sandboxCommands() map[string]func(stdio) *cobra.Command {
-	return map[string]func(stdio) *cobra.Command{
-		"version":  newVersionCmd,
-		"run":      newRunCmd,
-		"log":      newLogCmd,
-		"show":     newShowCmd,
-		"undo":     newUndoCmd,
-		"forget":   newForgetCmd,
-		"gc":       newGCCmd,
-		"lock":     newLockCmd,
-		"unlock":   newUnlockCmd,
-		"join":     newJoinCmd,
-		"history":  newHistoryCmd,
-		"rollback": newRollbackCmd,
-		"explain":  newExplainCmd,
-		"init":     newInitCmd,
-	}
 }
 
 func newVersionCmd(io stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print nash's version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(io.out, "nash", version)
 			return nil
@@ -172,5 +140,6 @@ func newVersionCmd(io stdio) *cobra.Command {
 	}
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build puts git describe there).
 var version = "dev"

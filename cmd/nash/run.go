@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -14,56 +13,67 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/shell"
 )
 
+// runOptions are the flags of nash run, and of the commands that run a
+// script they write (nash group, nash join).
 type runOptions struct {
 	yes         bool
 	json        bool
-	net         bool
+	net         string // --net: "" none, "*" the host's network, else HOST[:PORT] rules
 	unprotected bool
 	file        string
 }
 
-func newRunCmd(io stdio) *cobra.Command {
+func newRunCmd(g *options, io stdio) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--yes] [--json] [--net] (-- SCRIPT | -f FILE)",
+		Use:   "run [--yes] [--json] [--net[=HOST[:PORT],...]] [--unprotected] (-- SCRIPT | -f FILE)",
 		Short: "run a shell script in the sandbox, show what it changed, then commit or abort",
 		Long: `Run a script (bash syntax) in a sandbox: the live files stay untouched while
 it runs; afterwards nash shows exactly what changed and asks whether to
-commit or abort. Every commit can be undone with 'nash undo'.
+commit all of it, pick some paths, or abort. Every commit can be undone
+with 'nash undo'.
+
+--yes commits without asking, but never covers a script that deletes
+outside the working directory or does what the sandbox cannot undo: such
+a script needs the word yes typed, so --yes refuses it (exit 3).
+
+By default the script reaches nothing outside the sandbox: every attempt
+(DNS lookup, connection) is recorded and refused, and the summary lists
+them; nash then offers to run it again with those destinations allowed.
+--net=HOST[:PORT],... allows those destinations (*.example.com: any name
+below example.com; an address; a port or any), for every program; --net
+alone gives the script the host's network, all of it, unwatched. The
+config file's net: section allows or denies destinations for every run or
+per directory; --yes never allows what the flag or the config did not.
 
 The script's exit code becomes nash's exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), cmd, o, args, io)
+			return runRun(cmd.Context(), g, o, args, io)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.yes, "yes", "y", false, "commit without asking")
-	f.BoolVar(&o.json, "json", false, "print one JSON object describing the run")
-	f.BoolVar(&o.net, "net", false, "give the script the network (default: loopback only)")
+	addRunFlags(f, &o)
+	f.StringVar(&o.net, "net", "", "allow these destinations (`HOST[:PORT],...`); --net alone: the host's whole network")
+	f.Lookup("net").NoOptDefVal = netAllFlag
 	f.BoolVar(&o.unprotected, "unprotected", false, "run even where the sandbox cannot hold back changes (they happen live)")
 	f.StringVarP(&o.file, "file", "f", "", "read the script from `FILE` (- for stdin)")
 	return cmd
 }
 
-// runResult is the --json output of nash run.
-type runResult struct {
-	ID          string             `json:"id"`
-	ExitCode    int                `json:"exit_code"`
-	Committed   bool               `json:"committed"`
-	Changes     []jsonChange       `json:"changes"`
-	Unprotected []string           `json:"unprotected,omitempty"`
-	Unsandboxed bool               `json:"unsandboxed,omitempty"`
-	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`
-	// Summary is the model's summary of a committed change, when a model
-	// is configured and answered.
-	Summary string `json:"summary,omitempty"`
+// addRunFlags adds --yes and --json, which every command that runs a
+// script has.
+func addRunFlags(f flagSet, o *runOptions) {
+	f.BoolVarP(&o.yes, "yes", "y", false, "commit without asking (never covers deleting outside the directory or what cannot be undone)")
+	f.BoolVar(&o.json, "json", false, "print one JSON object describing the run (see the README)")
 }
 
-type jsonChange struct {
-	Path string       `json:"path"`
-	Kind effects.Kind `json:"kind"`
+// flagSet is the part of pflag.FlagSet addRunFlags uses.
+type flagSet interface {
+	BoolVarP(p *bool, name, shorthand string, value bool, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
 }
 
 func readScript(o runOptions, args []string, io stdio) (string, error) {
@@ -85,7 +95,7 @@ func readScript(o runOptions, args []string, io stdio) (string, error) {
 	return strings.Join(args, " "), nil
 }
 
-func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string, io stdio) error {
+func runRun(ctx context.Context, g *options, o runOptions, args []string, io stdio) error {
 	script, err := readScript(o, args, io)
 	if err != nil {
 		return err
@@ -93,181 +103,38 @@ func runRun(ctx context.Context, cmd *cobra.Command, o runOptions, args []string
 	if strings.TrimSpace(script) == "" {
 		return usageError{"the script is empty"}
 	}
-	return runScript(ctx, cmd, o, script, "", io)
+	if o.file == "-" {
+		// The script came on stdin: nothing is left there to answer with.
+		io.in = strings.NewReader("")
+	}
+	return runScript(ctx, g, o, shell.Script{Text: script}, io)
 }
 
-// runScript is the flow of nash run for a script in hand, shared by the
-// commands that build their script (nash group, nash join): the sandboxed
-// run, the effect summary, the question (or --yes), the commit and, when a
-// model is configured, a summary of the change. prompt, when set, is kept
-// in the log as the request that produced the script.
-func runScript(ctx context.Context, cmd *cobra.Command, o runOptions, script, prompt string, io stdio) error {
-	sb, err := openSandbox(ctx, cmd, io, sandbox.Network(o.net), sandbox.Unprotected(o.unprotected))
+// runScript takes a script in hand through nash's one run flow (package
+// shell): analysis, the second confirmation where it needs one, the
+// sandboxed run, the effect summary, then commit, pick or abort; nash run,
+// group and join all go this way, as nash -c does.
+func runScript(ctx context.Context, g *options, o runOptions, s shell.Script, io stdio) error {
+	cfg, err := shellConfig(g, io)
 	if err != nil {
-		return wrapSandboxErr(err)
+		return err
 	}
-	p, err := sb.Run(ctx, script)
-	if err != nil {
-		return wrapSandboxErr(err)
-	}
-	res := runResult{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []jsonChange{}}
-	for _, c := range p.Changes.Changes {
-		res.Changes = append(res.Changes, jsonChange{Path: c.Path, Kind: c.Kind})
-	}
-	msg := io.err // nash's own words go to stderr; the script owns stdout
-	if p.Unsandboxed {
-		fmt.Fprintln(msg, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
-		return finishRun(o, res, io)
-	}
-	if len(p.Unprotected) > 0 {
-		fmt.Fprintf(msg, "nash: these paths were NOT protected and were changed live: %s\n", quoteAll(p.Unprotected))
-	}
-	if p.Changes.Len() == 0 {
-		_ = sb.Abort(p.ID)
-		if !o.json {
-			fmt.Fprintln(msg, "nash: no changes")
-		}
-		return finishRun(o, res, io)
-	}
-	if !o.json || !o.yes {
-		sum := summaryOptions(msg)
-		if err := effects.WriteSummary(msg, p.Changes, sum); err != nil {
-			return err
-		}
-		// Where the run did other than the script's text said, show it
-		// loudly next to the summary (invariant 4). A script that does
-		// not parse has no prediction: nothing more is shown then.
-		if cwd, err := os.Getwd(); err == nil {
-			if rep, err := effects.Analyze(script, effects.Dir(cwd), effects.Home(sum.Home)); err == nil {
-				if err := effects.WriteSurprises(msg, effects.Compare(rep, p.Changes), sum); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	commit := o.yes
-	if !commit {
-		commit, err = askCommit(sb, p, io)
+	opts := shell.LineOptions{Yes: o.yes, JSON: o.json, Unprotected: o.unprotected}
+	switch o.net {
+	case "":
+	case netAllFlag:
+		opts.Network = true
+	default:
+		rules, err := netRules(o.net)
 		if err != nil {
-			_ = sb.Abort(p.ID)
 			return err
 		}
+		opts.Allow = rules
 	}
-	if !commit {
-		if err := sb.Abort(p.ID); err != nil {
-			return err
-		}
-		if !o.json {
-			fmt.Fprintln(msg, "nash: aborted; nothing was changed")
-		}
-		if err := finishRun(o, res, io); err != nil {
-			return err
-		}
-		return exitError{exitAborted}
+	if isTerminal(io.in) || o.yes {
+		opts.ScriptStdin = io.in // the answers, if any, come from the terminal
 	}
-	tx, err := sb.Commit(ctx, p.ID, sandbox.CommitOptions{Prompt: prompt})
-	if err != nil {
-		var ce *sandbox.ConflictError
-		var le *sandbox.LockedError
-		if errors.As(err, &le) {
-			_ = sb.Abort(p.ID)
-		}
-		if errors.As(err, &ce) {
-			_ = sb.Abort(p.ID)
-			res.Conflicts = ce.Conflicts
-			if o.json {
-				_ = finishRun(o, res, io)
-				return exitError{exitConflict}
-			}
-		}
-		return wrapSandboxErr(err)
-	}
-	res.Committed = true
-	if !o.json {
-		fmt.Fprintf(msg, "nash: committed as transaction %s (undo with: nash undo %s)\n", tx.ID, tx.ID)
-	}
-	res.Summary = summarizeCommit(ctx, cmd, sb, tx.ID, p.Changes, o.json, io)
-	return finishRun(o, res, io)
-}
-
-// summarizeCommit asks the configured model for a plain-English summary
-// of what transaction id changed, records it with the transaction and
-// shows it (unless quiet). It is best effort: with no model configured it
-// does nothing at all; a failure is reported in one line and the commit
-// stands. It returns the summary, or "".
-func summarizeCommit(ctx context.Context, cmd *cobra.Command, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet, quiet bool, io stdio) string {
-	model, err := configuredModel(cmd)
-	if err == nil && model == "" {
-		return ""
-	}
-	text := ""
-	if err == nil {
-		text, err = summarizeTx(ctx, model, sb, id, cs)
-	}
-	if err != nil {
-		fmt.Fprintf(io.err, "nash: no change summary: %s\n", oneLine(strings.Join(strings.Fields(err.Error()), " "), 200))
-		return ""
-	}
-	if !quiet {
-		fmt.Fprintf(io.err, "nash: summary: %s\n", text)
-	}
-	return text
-}
-
-// configuredModel is the model named by --model, NASH_MODEL or the config
-// file, or "" when none is: unlike the shell, a summary never falls back
-// to the default model.
-func configuredModel(cmd *cobra.Command) (string, error) {
-	if m, _ := cmd.Flags().GetString("model"); m != "" {
-		return m, nil
-	}
-	c, err := loadConfig(os.Getenv)
-	if err != nil {
-		return "", err
-	}
-	return c.Model, nil
-}
-
-// finishRun prints the JSON result if asked and passes the script's exit
-// code on.
-func finishRun(o runOptions, res runResult, io stdio) error {
-	if o.json {
-		enc := json.NewEncoder(io.out)
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	}
-	if res.ExitCode != 0 {
-		if !o.json {
-			// nash's own exit codes are small numbers too: say whose it is.
-			fmt.Fprintf(io.err, "nash: the script exited with status %d\n", res.ExitCode)
-		}
-		return exitError{res.ExitCode}
-	}
-	return nil
-}
-
-// askCommit asks on stderr and reads stdin until the person chooses.
-// End of input means abort: nothing is ever committed by default.
-func askCommit(sb *sandbox.Sandbox, p *sandbox.Pending, io stdio) (bool, error) {
-	in := bufio.NewReader(io.in)
-	for {
-		fmt.Fprint(io.err, "commit these changes? [c]ommit, [a]bort, [d]iff: ")
-		line, err := in.ReadString('\n')
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "c", "commit", "y", "yes":
-			return true, nil
-		case "a", "abort", "n", "no":
-			return false, nil
-		case "d", "diff":
-			sandbox.WriteDiff(io.err, sb, p)
-			continue
-		}
-		if err != nil {
-			fmt.Fprintln(io.err)
-			return false, nil
-		}
-	}
+	return shell.RunScript(ctx, cfg, s, io.in, io.out, io.err, opts)
 }
 
 func quoteAll(ps []string) string {
@@ -290,8 +157,12 @@ func lstatReason(err error) string {
 	return err.Error()
 }
 
-// showScript prints the script nash is about to run, escaped, on stderr:
-// nothing hides what will run.
-func showScript(io stdio, script string) {
-	fmt.Fprintf(io.err, "nash: running this script in the sandbox:\n%s\n", indent(effects.EscapeText(script)))
+// warnUnwritable says, before the script starts, what it may not be able
+// to change in the sandbox as it could outside, and why.
+func warnUnwritable(w io.Writer) func([]sandbox.Warning) {
+	return func(ws []sandbox.Warning) {
+		for _, x := range ws {
+			fmt.Fprintf(w, "nash: warning: %s: %s\n", effects.Quote(x.Path), effects.EscapeLine(x.Reason))
+		}
+	}
 }

@@ -44,12 +44,12 @@ func TestRunShowsSurprises(t *testing.T) {
 			script: "rm *.log; rm -r old",
 		},
 		{
-			// bash runs line 1, then fails on line 2; the analysis
-			// cannot parse the script, so it predicts nothing and
-			// nothing more is shown.
+			// The analysis cannot parse the script, so nash cannot
+			// tell what it does: it asks for the word yes before
+			// running it, and the answer "a" aborts; nothing ran.
 			name:   "parse error",
 			script: "touch made.txt\nif then fi\n",
-			code:   2,
+			code:   exitAborted,
 		},
 	}
 	for _, tt := range tests {

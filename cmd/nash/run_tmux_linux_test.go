@@ -20,16 +20,13 @@ type runTerm struct {
 
 func startRunTerm(t *testing.T, dir, state string, args ...string) *runTerm {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := testBin(t, "nash")
 	rt := &runTerm{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), target: "nashrun"}
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	command := fmt.Sprintf("cd %s && env NASH_TEST_MAIN=1 NASH_STATE_DIR=%s TERM=xterm %s %s; echo NASH-EXIT=$?; sleep 600",
+	command := fmt.Sprintf("cd %s && env NASH_STATE_DIR=%s TERM=xterm %s %s; echo NASH-EXIT=$?; sleep 600",
 		dir, state, self, strings.Join(quoted, " "))
 	rt.tmux("new-session", "-d", "-s", rt.target, "-x", "100", "-y", "30", command)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", rt.socket, "kill-server").Run() })

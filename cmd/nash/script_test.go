@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,45 +17,40 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestScripts runs the sessions in testdata/script: nash -c and the line
-// mode end to end, with the sandbox for real and a model that answers
-// from the script's "answers" file (see fakeModel).
+// update rewrites the cmp files of the scripts with what nash printed:
+// go test -run TestScripts -u (as shfmt's tests do).
+var update = flag.Bool("u", false, "update the testscript files with the output nash gives")
+
+// TestScripts runs the sessions in testdata/script: nash end to end, with
+// the sandbox for real and a model that answers from the script's
+// "answers" file (see fakeModel).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup:               setupNashEnv,
+		UpdateScripts:       *update,
 	})
 }
 
-// setupNashEnv puts a nash command on PATH (this test binary acting as
-// nash), points HOME and XDG_* into the work dir and starts the fake model.
+// setupNashEnv points HOME and XDG_* into the work dir and starts the
+// fake model. nash is this test binary, on PATH (see TestMain).
 func setupNashEnv(e *testscript.Env) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	bin := filepath.Join(e.WorkDir, ".bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return err
-	}
-	wrapper := fmt.Sprintf("#!/bin/sh\nNASH_TEST_MAIN=1 exec '%s' \"$@\"\n", self)
-	if err := os.WriteFile(filepath.Join(bin, "nash"), []byte(wrapper), 0o755); err != nil {
-		return err
-	}
 	home := filepath.Join(e.WorkDir, "home")
 	for _, d := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".local", "state")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 	}
-	e.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	e.Setenv("HOME", home)
 	e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 	e.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	e.Setenv("NO_COLOR", "1")
+	// For golden files compared with cmpenv: who owns what nash creates.
+	e.Setenv("UID", strconv.Itoa(os.Getuid()))
+	e.Setenv("GID", strconv.Itoa(os.Getgid()))
 	m := newFakeModel(e.WorkDir)
 	e.Defer(m.srv.Close)
 	e.Setenv("OPENAI_BASE_URL", m.srv.URL+"/v1")

@@ -1,10 +1,7 @@
-//go:build !lean
-
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
-	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/share"
 )
 
@@ -29,7 +24,7 @@ type serveOptions struct {
 	public bool   // --public
 }
 
-func newServeCmd(io stdio) *cobra.Command {
+func newServeCmd(g *options, io stdio) *cobra.Command {
 	var opts serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT] [--public]",
@@ -40,14 +35,9 @@ with 404. The address is --addr, else NASH_SERVE_ADDR, else serve.addr in the
 config file, else ` + defaultServeAddr + `. An address that is not loopback
 (127.0.0.1, ::1, localhost) is refused unless --public is given: anyone who
 can reach it and holds a link can then download the file.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageError{fmt.Sprintf("serve takes no arguments, got %q", args[0])}
-			}
-			return nil
-		},
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), cmd, opts, io)
+			return runServe(cmd.Context(), g, opts, io)
 		},
 	}
 	cmd.Flags().StringVar(&opts.addr, "addr", "", "address to listen on, HOST:PORT (default "+defaultServeAddr+")")
@@ -55,8 +45,8 @@ can reach it and holds a link can then download the file.`,
 	return cmd
 }
 
-func runServe(ctx context.Context, cmd *cobra.Command, opts serveOptions, io stdio) error {
-	addr, err := serveAddr(opts.addr)
+func runServe(ctx context.Context, g *options, opts serveOptions, io stdio) error {
+	addr, err := serveAddr(g, opts.addr)
 	if err != nil {
 		return err
 	}
@@ -67,7 +57,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts serveOptions, io std
 	if !loopback && !opts.public {
 		return usageError{fmt.Sprintf("serve: %s is not a loopback address: anyone who can reach it and holds a link could download; pass --public to serve there anyway", addr)}
 	}
-	store, err := openShareStore(cmd)
+	store, err := openShareStore(g)
 	if err != nil {
 		return err
 	}
@@ -84,56 +74,17 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts serveOptions, io std
 	return share.Serve(ctx, ln, share.Handler(store, nil, share.Logger(log)))
 }
 
-// serveAddr is the server's address: the flag, else NASH_SERVE_ADDR, else
-// serve.addr in the config file, else the default.
-func serveAddr(flag string) (string, error) {
+// serveAddr is the server's address: the flag, else what the options
+// resolved (NASH_SERVE_ADDR, serve.addr in the config file, the default).
+func serveAddr(g *options, flag string) (string, error) {
 	addr := flag
 	if addr == "" {
-		addr = os.Getenv("NASH_SERVE_ADDR")
+		addr = g.serveAddr
 	}
-	if addr == "" {
-		sc, err := loadServeConfig()
-		if err != nil {
-			return "", err
-		}
-		addr = sc.Addr
-	}
-	if addr == "" {
-		addr = defaultServeAddr
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return "", usageError{fmt.Sprintf("serve address %q: want HOST:PORT, like %s", addr, defaultServeAddr)}
+	if err := checkServeAddr(addr); err != nil {
+		return "", err
 	}
 	return addr, nil
-}
-
-// serveConfig is the serve section of the config file.
-type serveConfig struct {
-	Addr string `yaml:"addr"` // where nash serve listens
-	URL  string `yaml:"url"`  // the base of links, when the server is reached by another name (a proxy)
-}
-
-// loadServeConfig reads the serve section of the config file; a missing
-// file is no error.
-func loadServeConfig() (serveConfig, error) {
-	var c struct {
-		Serve serveConfig `yaml:"serve"`
-	}
-	p := configPath(os.Getenv)
-	if p == "" {
-		return c.Serve, nil
-	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return c.Serve, nil
-	}
-	if err != nil {
-		return c.Serve, fmt.Errorf("read config: %w", err)
-	}
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		return c.Serve, fmt.Errorf("config %s: %w", p, err)
-	}
-	return c.Serve, nil
 }
 
 // isLoopback reports whether addr (HOST:PORT) listens on loopback only. An
@@ -157,20 +108,13 @@ func isLoopback(addr string) (bool, error) {
 // shareBaseURL is the base of links: NASH_SHARE_URL, else serve.url in the
 // config file, else http:// and the server's address (with this machine's
 // name when the address is every interface).
-func shareBaseURL(addrFlag string) (string, string, error) {
-	addr, err := serveAddr(addrFlag)
+func shareBaseURL(g *options, addrFlag string) (string, string, error) {
+	addr, err := serveAddr(g, addrFlag)
 	if err != nil {
 		return "", "", err
 	}
-	if u := os.Getenv("NASH_SHARE_URL"); u != "" {
-		return u, addr, nil
-	}
-	sc, err := loadServeConfig()
-	if err != nil {
-		return "", "", err
-	}
-	if sc.URL != "" {
-		return sc.URL, addr, nil
+	if g.shareURL != "" {
+		return g.shareURL, addr, nil
 	}
 	host, port, _ := net.SplitHostPort(addr)
 	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
@@ -183,19 +127,8 @@ func shareBaseURL(addrFlag string) (string, string, error) {
 	return "http://" + net.JoinHostPort(host, port), addr, nil
 }
 
-// openShareStore opens the share store in the state dir: --state-dir, else
-// NASH_STATE_DIR, else $XDG_STATE_HOME/nash. It does not open the sandbox.
-func openShareStore(cmd *cobra.Command) (*share.Store, error) {
-	dir, _ := cmd.Flags().GetString("state-dir")
-	if dir == "" {
-		dir = os.Getenv("NASH_STATE_DIR")
-	}
-	if dir == "" {
-		d, err := sandbox.DefaultStateDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = d
-	}
-	return share.Open(dir)
+// openShareStore opens the share store in the state dir. It does not open
+// the sandbox.
+func openShareStore(g *options) (*share.Store, error) {
+	return share.Open(g.stateDir)
 }

@@ -25,15 +25,7 @@ func TestSandboxSession(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit code %d, want the script's 3; stderr: %s", code, errOut)
 	}
-	var res struct {
-		ID        string `json:"id"`
-		ExitCode  int    `json:"exit_code"`
-		Committed bool   `json:"committed"`
-		Changes   []struct{ Path, Kind string }
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res := decodeRun(t, out)
 	if !res.Committed || res.ExitCode != 3 || len(res.Changes) != 1 || res.Changes[0].Path != filepath.Join(dir, "f") || res.Changes[0].Kind != "created" {
 		t.Fatalf("--json result %+v", res)
 	}
@@ -112,7 +104,7 @@ func TestSandboxSession(t *testing.T) {
 		t.Fatalf("lock: %s", errOut)
 	}
 	_, errOut, code = n.run("", "run", "--yes", "--", "chmod u+w f; echo five > f")
-	if code != exitConflict || read("f") != "mine\n" || !strings.Contains(errOut, "locked") || !strings.Contains(errOut, filepath.Join(dir, "f")) {
+	if code != exitLocked || read("f") != "mine\n" || !strings.Contains(errOut, "locked") || !strings.Contains(errOut, filepath.Join(dir, "f")) {
 		t.Fatalf("commit of a locked file: exit %d, f = %q, stderr:\n%s", code, read("f"), errOut)
 	}
 	if out, _, _ = n.run("", "lock", "--list"); strings.TrimSpace(out) != filepath.Join(dir, "f") {
@@ -135,8 +127,15 @@ func TestSandboxSession(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &vs) != nil || len(vs) < 3 || vs[len(vs)-1].Source != "current" {
 		t.Fatalf("history: exit %d, %s%s", code, out, errOut)
 	}
-	if _, errOut, code = n.run("", "rollback", "f", "--back", "1"); code != 0 || read("f") == "five\n" {
-		t.Fatalf("rollback --back 1: exit %d, f = %q, %s", code, read("f"), errOut)
+	// rollback shows the change and asks, as after a run: abort
+	// changes nothing; --yes --json commits and prints the run's record.
+	if _, errOut, code = n.run("a\n", "rollback", "f", "--back", "1"); code != exitAborted || read("f") != "five\n" ||
+		!strings.Contains(errOut, "modified f") || !strings.Contains(errOut, "commit these changes?") {
+		t.Fatalf("rollback --back 1, aborted: exit %d, f = %q, %s", code, read("f"), errOut)
+	}
+	out, errOut, code = n.run("", "rollback", "f", "--back", "1", "--yes", "--json")
+	if res := decodeRun(t, out); code != 0 || read("f") == "five\n" || !res.Committed || len(res.Changes) != 1 || res.Changes[0].Path != filepath.Join(dir, "f") {
+		t.Fatalf("rollback --back 1 --yes: exit %d, f = %q, %+v, %s", code, read("f"), res, errOut)
 	}
 	if _, errOut, code = n.run("", "undo"); code != 0 || read("f") != "five\n" {
 		t.Fatalf("undo of the rollback: exit %d, f = %q, %s", code, read("f"), errOut)

@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -31,10 +29,10 @@ type shareOptions struct {
 	addr   string // --addr
 }
 
-func newShareCmd(io stdio) *cobra.Command {
+func newShareCmd(g *options, io stdio) *cobra.Command {
 	var opts shareOptions
 	cmd := &cobra.Command{
-		Use:   "share PATH [--for 3d] | --list [--json] | --revoke ID|TOKEN|URL",
+		Use:   "share (PATH [--for DURATION] | --list [--json] | --revoke ID|TOKEN|URL)",
 		Short: "print a link that downloads a file through nash serve, until it expires or is revoked",
 		Long: `share makes a link to one regular file, served by nash serve, that works for
 --for (default ` + defaultShareFor + `; 36h, 3d, ...) unless revoked first. The link holds
@@ -64,7 +62,7 @@ in the config replace the whole base (for a server behind a proxy).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openShareStore(cmd)
+			store, err := openShareStore(g)
 			if err != nil {
 				return err
 			}
@@ -74,7 +72,7 @@ in the config replace the whole base (for a server behind a proxy).`,
 			case opts.revoke != "":
 				return runShareRevoke(cmd.Context(), store, opts.revoke, io)
 			}
-			return runShare(cmd.Context(), store, args[0], opts, io)
+			return runShare(cmd.Context(), g, store, args[0], opts, io)
 		},
 	}
 	cmd.Flags().StringVar(&opts.forDur, "for", defaultShareFor, "how long the link works, like 36h or 3d")
@@ -85,12 +83,12 @@ in the config replace the whole base (for a server behind a proxy).`,
 	return cmd
 }
 
-func runShare(ctx context.Context, store *share.Store, path string, opts shareOptions, io stdio) error {
+func runShare(ctx context.Context, g *options, store *share.Store, path string, opts shareOptions, io stdio) error {
 	d, err := parseAge(opts.forDur)
 	if err != nil || d <= 0 || d > share.MaxTTL {
 		return usageError{fmt.Sprintf("share: --for %q: want a duration like 36h or 3d, at most %dd", opts.forDur, int(share.MaxTTL/(24*time.Hour)))}
 	}
-	base, addr, err := shareBaseURL(opts.addr)
+	base, addr, err := shareBaseURL(g, opts.addr)
 	if err != nil {
 		return err
 	}

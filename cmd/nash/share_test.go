@@ -135,13 +135,9 @@ type server struct {
 // the line that gives its address.
 func startServe(t *testing.T, n *nashCmd, args ...string) *server {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(testBin(t, "nash"), append([]string{"serve"}, args...)...)
 	cmd.Dir = n.dir
-	cmd.Env = append(os.Environ(), "NASH_TEST_MAIN=1", "NASH_STATE_DIR="+n.state)
+	cmd.Env = append(os.Environ(), "NASH_STATE_DIR="+n.state)
 	cmd.Env = append(cmd.Env, n.env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,52 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/sandbox"
 )
 
-// openSandbox opens the sandbox with the state dir from --state-dir,
-// NASH_STATE_DIR or the XDG default. It recovers unfinished transactions.
-func openSandbox(ctx context.Context, cmd *cobra.Command, io stdio, opts ...sandbox.Option) (*sandbox.Sandbox, error) {
-	dir, _ := cmd.Flags().GetString("state-dir")
-	if dir == "" {
-		dir = os.Getenv("NASH_STATE_DIR")
-	}
-	if dir != "" {
-		opts = append([]sandbox.Option{sandbox.StateDir(dir)}, opts...)
-	}
+// openSandbox opens the sandbox in the state dir the options name. It
+// recovers unfinished transactions.
+func openSandbox(ctx context.Context, g *options, io stdio, opts ...sandbox.Option) (*sandbox.Sandbox, error) {
+	opts = append([]sandbox.Option{sandbox.StateDir(g.stateDir)}, opts...)
 	opts = append(opts, sandbox.Stdio(io.in, io.out, io.err))
 	return sandbox.New(ctx, opts...)
-}
-
-// sandboxError gives sandbox errors their exit codes.
-type sandboxError struct{ err error }
-
-func (e sandboxError) Error() string { return e.err.Error() }
-func (e sandboxError) Unwrap() error { return e.err }
-
-// ExitCode maps the error to nash's documented exit codes.
-func (e sandboxError) ExitCode() int {
-	var ue *sandbox.UnavailableError
-	var ce *sandbox.ConflictError
-	var le *sandbox.LockedError
-	switch {
-	case errors.As(e.err, &ue):
-		return exitNoSandbox
-	case errors.As(e.err, &ce), errors.As(e.err, &le):
-		return exitConflict
-	}
-	return exitFailure
-}
-
-func wrapSandboxErr(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	return sandboxError{err}
 }
 
 // isTerminal reports whether r is a terminal.

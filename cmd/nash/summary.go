@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -22,10 +20,10 @@ const summaryTimeout = 20 * time.Second
 // sentences, with room for models that think aloud first.
 const summaryTokens = 512
 
-// summarizeTx asks model for a plain-English summary of what committed
+// summarizeTx asks the configured model for a plain-English summary of what committed
 // transaction id changed and records it with the transaction.
-func summarizeTx(ctx context.Context, model string, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) (string, error) {
-	pl, err := planner.New(planner.ModelSpec(model), planner.Getenv(os.Getenv),
+func summarizeTx(ctx context.Context, g *options, sb *sandbox.Sandbox, id string, cs *effects.ChangeSet) (string, error) {
+	pl, err := planner.New(planner.ModelSpec(g.model), planner.Getenv(g.getenv),
 		planner.Timeout(summaryTimeout), planner.MaxOutputTokens(summaryTokens))
 	if err != nil {
 		return "", err

@@ -178,9 +178,8 @@ func TestChangeSummaryFailure(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d\n%s%s", code, out, errOut)
 	}
-	var res runResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.Committed || res.Summary != "" {
-		t.Errorf("--json: %v %+v", err, res)
+	if res := decodeRun(t, out); !res.Committed || res.Summary != "" {
+		t.Errorf("--json: %+v", res)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "hi\n" {
 		t.Errorf("f = %q: the commit did not stand", b)

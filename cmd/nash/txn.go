@@ -16,16 +16,16 @@ import (
 	"github.com/nash-shell/nash/sandbox"
 )
 
-func newLogCmd(io stdio) *cobra.Command {
+func newLogCmd(g *options, io stdio) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "log [--json]",
 		Short: "list transactions: id, time, script, state, changes, undo bytes held",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			txs, err := sb.Log()
 			if err != nil {
@@ -50,6 +50,9 @@ func newLogCmd(io stdio) *cobra.Command {
 					// On a line of its own, under the script.
 					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(t.Summary, 100))
 				}
+				if len(t.Network) > 0 {
+					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(netBrief(t.Network), 100))
+				}
 			}
 			return tw.Flush()
 		},
@@ -58,16 +61,16 @@ func newLogCmd(io stdio) *cobra.Command {
 	return cmd
 }
 
-func newShowCmd(io stdio) *cobra.Command {
+func newShowCmd(g *options, io stdio) *cobra.Command {
 	var diff, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show ID [--diff] [--json]",
 		Short: "show what a transaction changed",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			t, cs, err := sb.Show(args[0])
 			if err != nil {
@@ -95,6 +98,7 @@ func newShowCmd(io stdio) *cobra.Command {
 			if err := effects.WriteSummary(io.out, cs, summaryOptions(io.out)); err != nil {
 				return err
 			}
+			writeTxNetwork(io.out, t.Network)
 			if diff {
 				for _, c := range cs.Changes {
 					if c.Kind != effects.Modified {
@@ -123,7 +127,7 @@ func newShowCmd(io stdio) *cobra.Command {
 	return cmd
 }
 
-func newUndoCmd(io stdio) *cobra.Command {
+func newUndoCmd(g *options, io stdio) *cobra.Command {
 	var force, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "undo [ID] [PATH...] [--force] [--json]",
@@ -141,9 +145,9 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 			if err != nil {
 				return err
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			u, err := sb.Undo(cmd.Context(), id, sandbox.UndoOptions{Paths: paths, Force: force})
 			var ce *sandbox.ConflictError
@@ -160,7 +164,7 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 				return exitError{exitConflict}
 			}
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			if asJSON {
 				return json.NewEncoder(io.out).Encode(map[string]any{"undone": true, "id": u.ID, "undoes": u.Undoes, "ops": u.Ops})
@@ -188,15 +192,15 @@ func isTxID(s string) bool {
 	return err != nil // a file named like a number is a path
 }
 
-func newForgetCmd(io stdio) *cobra.Command {
+func newForgetCmd(g *options, io stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:   "forget ID...",
 		Short: "release transactions' undo layers (they can no longer be undone)",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			for _, id := range args {
 				if err := sb.Forget(cmd.Context(), id); err != nil {
@@ -209,12 +213,12 @@ func newForgetCmd(io stdio) *cobra.Command {
 	}
 }
 
-func newGCCmd(io stdio) *cobra.Command {
+func newGCCmd(g *options, io stdio) *cobra.Command {
 	var olderThan, maxSize string
 	cmd := &cobra.Command{
 		Use:   "gc [--older-than DURATION] [--max-size SIZE]",
 		Short: "release old undo layers",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var age time.Duration
 			limit := int64(-1)
@@ -232,9 +236,9 @@ func newGCCmd(io stdio) *cobra.Command {
 					return usageError{err.Error()}
 				}
 			}
-			sb, err := openSandbox(cmd.Context(), cmd, io)
+			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
-				return wrapSandboxErr(err)
+				return err
 			}
 			res, err := sb.GC(cmd.Context(), age, limit)
 			if err != nil {
@@ -249,18 +253,7 @@ func newGCCmd(io stdio) *cobra.Command {
 	return cmd
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return size.Format(n) }
 
 // oneLine shows the first line of s, escaped and cut to n runes.
 func oneLine(s string, n int) string {

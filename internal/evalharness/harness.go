@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nash-shell/nash/internal/intercode"
@@ -385,7 +386,9 @@ func (h *harness) task(ctx context.Context, t intercode.Task) (TaskResult, error
 // notFound matches the shells' messages for a missing command (the
 // sandbox runs scripts with $0 set to the shell's name): bash's "bash:
 // line 1: tree: command not found", dash's "sh: 1: tree: not found".
-var notFound = regexp.MustCompile(`(?m)^(bash|sh|dash): (line )?[0-9]+: .+: (command )?not found$`)
+var notFound = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(bash|sh|dash): (line )?[0-9]+: .+: (command )?not found$`)
+})
 
 // commandNotFound returns the shell's message when a run could not find a
 // command it ran, or "".
@@ -393,7 +396,7 @@ func commandNotFound(e *execution) string {
 	if e.timedOut {
 		return ""
 	}
-	return notFound.FindString(string(e.output.head))
+	return notFound().FindString(string(e.output.head))
 }
 
 // show turns a mapped path or text back into the benchmark's names.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -155,13 +156,13 @@ func (j modelJudge) Same(ctx context.Context, o Outputs) (string, error) {
 }
 
 // verdictRE finds a JSON object in a model's answer.
-var verdictRE = regexp.MustCompile(`(?s)\{.*\}`)
+var verdictRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\{.*\}`) })
 
 // parseVerdict reads a model judge's answer: a JSON object with a boolean
 // "equivalent" (possibly wrapped in prose or a code fence), or else an
 // answer whose first word is yes or no.
 func parseVerdict(s string) (bool, string, error) {
-	if m := verdictRE.FindString(s); m != "" {
+	if m := verdictRE().FindString(s); m != "" {
 		var v struct {
 			Equivalent *bool  `json:"equivalent"`
 			Reason     string `json:"reason"`

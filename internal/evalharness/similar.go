@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The similar judge's thresholds. Both are "a majority": a line matches
@@ -29,10 +30,10 @@ const maxPosting = 64
 
 // wordRE finds the words of a line: runs of letters, digits and the
 // punctuation found inside names, numbers and paths.
-var wordRE = regexp.MustCompile(`[A-Za-z0-9_.+\-@~#%/]+`)
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.+\-@~#%/]+`) })
 
 // pieceRE splits a word that is not an absolute path at its slashes.
-var pieceRE = regexp.MustCompile(`[A-Za-z0-9_.+\-@~#%]+`)
+var pieceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.+\-@~#%]+`) })
 
 // lineTokens returns the tokens of one line of output, lower-cased: an
 // absolute path is one token (cleaned, so /a//b/ and /a/b are the same);
@@ -42,14 +43,14 @@ var pieceRE = regexp.MustCompile(`[A-Za-z0-9_.+\-@~#%]+`)
 // and path, uid=0(root) and uid 0 root compare alike.
 func lineTokens(line string) []string {
 	var out []string
-	for _, w := range wordRE.FindAllString(strings.ToLower(line), -1) {
+	for _, w := range wordRE().FindAllString(strings.ToLower(line), -1) {
 		if strings.HasPrefix(w, "/") {
 			if p := path.Clean(w); p != "/" {
 				out = append(out, p)
 			}
 			continue
 		}
-		for _, p := range pieceRE.FindAllString(w, -1) {
+		for _, p := range pieceRE().FindAllString(w, -1) {
 			if p = strings.Trim(p, ".-"); p != "" {
 				out = append(out, p)
 			}
@@ -295,7 +296,7 @@ func similarOutputs(a, b string) bool {
 // whether a path existed on the fixture.
 func reportLine(line string, changed map[string]bool, exists func(string) bool) bool {
 	var n int
-	for _, w := range wordRE.FindAllString(line, -1) {
+	for _, w := range wordRE().FindAllString(line, -1) {
 		if !strings.Contains(w, "/") {
 			continue
 		}

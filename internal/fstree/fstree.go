@@ -1,5 +1,6 @@
 // Package fstree records what a directory tree holds (types, modes,
-// contents, symlink targets; not times) and compares two records. Tests use
+// contents, symlink targets, hard links; not times) and compares two
+// records. Tests use
 // it to check that the sandbox leaves trees exactly as a native run would.
 package fstree
 
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Entry is what a snapshot records of one path.
@@ -21,10 +23,14 @@ type Entry struct {
 	Hash   string // of a regular file's content, up to HashLimit bytes
 	Target string // of a symlink
 	Size   int64
+	// Links is how many names in the tree the object has (not counting
+	// directories, and not names outside the tree, which a tree does not
+	// own).
+	Links int
 }
 
 func (e Entry) String() string {
-	return fmt.Sprintf("%s %v size=%d hash=%s target=%q", e.Type, e.Mode, e.Size, e.Hash, e.Target)
+	return fmt.Sprintf("%s %v size=%d hash=%s target=%q links=%d", e.Type, e.Mode, e.Size, e.Hash, e.Target, e.Links)
 }
 
 // HashLimit bounds the files whose content is hashed; larger ones are
@@ -38,6 +44,8 @@ type Tree map[string]Entry
 // legitimately differ between two runs of the same command.
 func Snapshot(root string) (Tree, error) {
 	out := Tree{}
+	type inode struct{ dev, ino uint64 }
+	names := map[inode][]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -67,11 +75,22 @@ func Snapshot(root string) (Tree, error) {
 		default:
 			e.Type = fi.Mode().Type().String()
 		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && !fi.IsDir() {
+			k := inode{uint64(st.Dev), st.Ino}
+			names[k] = append(names[k], rel)
+		}
 		out[rel] = e
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", root, err)
+	}
+	for _, ps := range names {
+		for _, p := range ps {
+			e := out[p]
+			e.Links = len(ps)
+			out[p] = e
+		}
 	}
 	return out, nil
 }

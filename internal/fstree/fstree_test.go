@@ -33,6 +33,7 @@ func TestSnapshotAndDiff(t *testing.T) {
 		{"target", func() { must(os.Remove(filepath.Join(a, "l"))); must(os.Symlink("g", filepath.Join(a, "l"))) }, `differs "l"`},
 		{"added", func() { must(os.WriteFile(filepath.Join(a, "new"), nil, 0o644)) }, `extra "new"`},
 		{"removed", func() { must(os.Remove(filepath.Join(a, "d"))) }, `missing "d"`},
+		{"hard link", func() { must(os.Link(filepath.Join(a, "f"), filepath.Join(a, "f2"))) }, `differs "f"`},
 	}
 	for _, tt := range tests {
 		tt.change()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Task is one benchmark query with its two gold commands.
@@ -54,12 +55,14 @@ func Load(dataDir string) ([]Task, error) {
 
 // rootPattern matches the absolute paths the fixtures live at inside the
 // benchmark's containers. It is only read.
-var rootPattern = regexp.MustCompile(`(^|[\s"'=(:;|&<>])/(testbed|system|workspace|backup|index\.html)\b`)
+var rootPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s"'=(:;|&<>])/(testbed|system|workspace|backup|index\.html)\b`)
+})
 
 // Map rewrites the fixture paths in a command or script (/testbed, /system,
 // /workspace, /backup, /index.html) to live under base instead of /.
 func Map(cmd, base string) string {
-	return rootPattern.ReplaceAllString(cmd, "${1}"+strings.ReplaceAll(base, "$", "$$")+"/${2}")
+	return rootPattern().ReplaceAllString(cmd, "${1}"+strings.ReplaceAll(base, "$", "$$")+"/${2}")
 }
 
 // Build creates file system fs's fixture under base by running its setup

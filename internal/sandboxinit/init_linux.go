@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nash-shell/nash/internal/sandboxnet"
 )
 
 // Fds the parent passes to the init, after stdin, stdout and stderr.
@@ -34,6 +37,7 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
+	netDone := startNet()
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(resultFd)
 	res := os.NewFile(resultFd, "result")
@@ -49,7 +53,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r = runInit(cfg, sigs)
+		r = runInit(cfg, sigs, netDone)
 	}
 	_, _ = res.Write(EncodeResult(&r))
 	// Closing the pipe lets the parent go on while the kernel tears the
@@ -58,15 +62,20 @@ func Main() {
 	os.Exit(0)
 }
 
-func runInit(cfg *Config, sigs <-chan os.Signal) Result {
+func runInit(cfg *Config, sigs <-chan os.Signal, netDone <-chan error) Result {
 	var r Result
-	// The loopback comes up while the root is built: the network
+	// The loopback comes up while the root is built (or, with nash's
+	// egress socket, was started before the config came): the network
 	// namespace belongs to the whole process, not to a thread.
-	lo := make(chan error, 1)
-	if cfg.Net {
-		lo <- nil
-	} else {
-		go func() { lo <- LoopbackUp() }()
+	lo := netDone
+	if lo == nil {
+		c := make(chan error, 1)
+		if cfg.Net {
+			c <- nil
+		} else {
+			go func() { c <- LoopbackUp() }()
+		}
+		lo = c
 	}
 	if err := buildRoot(cfg, &r); err != nil {
 		r.Error = err.Error()
@@ -79,12 +88,12 @@ func runInit(cfg *Config, sigs <-chan os.Signal) Result {
 		r.Error = fmt.Sprintf("bring up loopback: %v", err)
 		return r
 	}
-	code, err := runScript(cfg, sigs)
+	code, renames, err := runScript(cfg, sigs)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	r.Started, r.ExitCode = true, code
+	r.Started, r.ExitCode, r.Renames = true, code, renames
 	return r
 }
 
@@ -360,6 +369,31 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
+// startNet, when nash passed its egress socket (EgressEnvVar), brings
+// the loopback up and hands nash the sandbox's network traffic (package
+// sandboxnet), there and then: it runs before the config is read, in time
+// the init would spend waiting for nash to plan the run, and on the init's
+// own thread, which a busy machine schedules sooner than a second one. It
+// returns nil when there is no such socket, else a channel holding the
+// loopback's error. A failure of the hand-over is nash's to report, from
+// the same socket: the script still runs, with its loopback only.
+func startNet() <-chan error {
+	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
+	if err != nil || fd <= resultFd {
+		return nil
+	}
+	syscall.CloseOnExec(fd)
+	defer unix.Close(fd)
+	done := make(chan error, 1)
+	if err := LoopbackUp(); err != nil {
+		done <- err
+		return done
+	}
+	_ = sandboxnet.Handover(fd)
+	done <- nil
+	return done
+}
+
 // LoopbackUp brings up lo in the calling process's network namespace (the
 // sandbox's own, in the init), as it is on any machine.
 func LoopbackUp() error {
@@ -380,25 +414,28 @@ func LoopbackUp() error {
 }
 
 // droppedCaps are removed from the script's bounding set: with them it
-// could unmount the overlays and reach the host's files, or trace the init.
+// could unmount the overlays and reach the host's files, or trace the init,
+// or (CAP_NET_ADMIN) undo the rules that hand nash its network attempts.
 var droppedCaps = []int{
 	unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
 	unix.CAP_SYS_BOOT, unix.CAP_SYS_TIME, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE,
-	unix.CAP_SETPCAP,
+	unix.CAP_SETPCAP, unix.CAP_NET_ADMIN,
 }
 
 // runScript runs the script as the init's only child and waits for it,
 // reaping every orphan meanwhile. It returns the script's exit code
-// (128+signal when a signal ended it).
-func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
+// (128+signal when a signal ended it) and the directories moved for it.
+func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
 
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
 	runtime.LockOSThread()
 	if err := dropCaps(); err != nil {
-		return 0, fmt.Errorf("drop capabilities: %w", err)
+		return 0, nil, fmt.Errorf("drop capabilities: %w", err)
 	}
+	// The script inherits this thread's rename filter (seccomp_linux.go).
+	sup := watchRenames()
 	dir := cfg.Dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "/"
@@ -409,7 +446,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 	cmd.Env, cmd.Dir = cfg.Env, dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", cfg.Shell, err)
+		return 0, nil, fmt.Errorf("start %s: %w", cfg.Shell, err)
 	}
 	pid := cmd.Process.Pid
 	go func() {
@@ -426,7 +463,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 			continue
 		}
 		if err != nil {
-			return 0, fmt.Errorf("wait for script: %w", err)
+			return 0, nil, fmt.Errorf("wait for script: %w", err)
 		}
 		if wpid != pid {
 			continue // an orphan the init reaps
@@ -441,7 +478,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, error) {
 		for fd := 0; fd <= 2; fd++ {
 			_ = unix.Close(fd)
 		}
-		return code, nil
+		return code, sup.report(), nil
 	}
 }
 

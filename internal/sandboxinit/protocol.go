@@ -3,8 +3,10 @@ package sandboxinit
 // Version changes whenever Config or Result do, or what
 // the init is expected to do with them, so a nash-sandbox built from other
 // sources is caught, not misread. Version 2: a wire form of its own (see
-// wire_linux.go).
-const Version = 2
+// wire_linux.go). Version 3: the Result names the directories the init
+// moved for the script. Version 4: the init hands the sandbox's network
+// traffic to nash when EgressEnvVar names a descriptor.
+const Version = 4
 
 // Config is what the parent sends the sandbox init over its config pipe
 // (EncodeConfig; the json tags only name the fields).
@@ -28,6 +30,20 @@ type Result struct {
 	Error       string   `json:"error,omitempty"`
 	Failed      []string `json:"failed,omitempty"`      // paths that could not be overlaid
 	Unprotected []string `json:"unprotected,omitempty"` // paths bound live instead
+	// Renames are the directories of the lower layers that the init moved
+	// for the script (see rename_linux.go), in the order it moved them.
+	Renames []Rename `json:"renames,omitempty"`
+}
+
+// Rename is a directory that existed before the run and that the script
+// renamed: the init replaced it, where it stood, with a directory of the
+// upper layer alone holding the same entries (whose inode is Ino), and
+// moved that. The directory may have moved again since, by renames the
+// kernel carried out alone; its inode follows it.
+type Rename struct {
+	From string `json:"from"` // where it stood, inside the sandbox and on the host
+	To   string `json:"to"`   // where this rename put it
+	Ino  uint64 `json:"ino"`  // its inode in the upper dir
 }
 
 // OpKind names one step of building the sandbox's root.

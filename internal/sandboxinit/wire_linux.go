@@ -28,7 +28,8 @@ func newWireWriter() *wireWriter {
 	return w
 }
 
-func (w *wireWriter) int(n int) { w.b = binary.AppendVarint(w.b, int64(n)) }
+func (w *wireWriter) int(n int)     { w.b = binary.AppendVarint(w.b, int64(n)) }
+func (w *wireWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *wireWriter) str(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
 	w.b = append(w.b, s...)
@@ -88,6 +89,16 @@ func (r *wireReader) int() int {
 	}
 	r.b = r.b[k:]
 	return int(n)
+}
+
+func (r *wireReader) uint() uint64 {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
 }
 
 func (r *wireReader) str() string {
@@ -229,6 +240,12 @@ func EncodeResult(res *Result) []byte {
 	w.str(res.Error)
 	w.strs(res.Failed)
 	w.strs(res.Unprotected)
+	w.int(len(res.Renames))
+	for _, r := range res.Renames {
+		w.str(r.From)
+		w.str(r.To)
+		w.uint(r.Ino)
+	}
 	return w.b
 }
 
@@ -244,6 +261,13 @@ func DecodeResult(b []byte) (*Result, error) {
 	res.Error = r.str()
 	res.Failed = r.strs()
 	res.Unprotected = r.strs()
+	if n := r.count(); n > 0 {
+		res.Renames = make([]Rename, n)
+		for i := range res.Renames {
+			m := &res.Renames[i]
+			m.From, m.To, m.Ino = r.str(), r.str(), r.uint()
+		}
+	}
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("decode sandbox result: %w", err)
 	}

@@ -28,6 +28,8 @@ func fill(t *testing.T, v reflect.Value, seed *int) {
 		v.SetInt(-int64(*seed))
 	case reflect.Uint32:
 		v.SetUint(uint64(*seed) << 20)
+	case reflect.Uint64:
+		v.SetUint(uint64(*seed) << 40)
 	default:
 		t.Fatalf("fill: no value for a %s", v.Type())
 	}

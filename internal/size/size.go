@@ -1,4 +1,5 @@
-// Package size reads byte sizes written by people: 500M, 2G, 1024.
+// Package size reads byte sizes written by people (500M, 2G, 1024) and
+// writes them for people (1.5 KiB).
 package size
 
 import (
@@ -24,4 +25,19 @@ func Parse(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q: want a number with an optional K, M, G or T", s)
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// Format writes n bytes for people, in binary units: 512 B, 1.5 KiB,
+// 2.0 GiB.
+func Format(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

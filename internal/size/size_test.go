@@ -15,3 +15,14 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 30, "5.0 GiB"}} {
+		if got := Format(tc.n); got != tc.want {
+			t.Errorf("Format(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,10 @@
+package sandboxinit
+
+import "golang.org/x/sys/unix"
+
+// renameCalls lists the rename calls of arm64 (which has no rename(2)).
+func renameCalls() []renameCall {
+	return []renameCall{
+		{arch: unix.AUDIT_ARCH_AARCH64, nrs: map[uint32]renameKind{38: callRenameat, 276: callRenameat2}},
+	}
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nash-shell/nash/sandbox/egress"
+)
+
+// BenchmarkNetDownload downloads 1 GiB from a server on the host's
+// loopback with curl, natively and from a sandbox that is allowed to reach
+// it (through nash's relay), side by side in one loop, and reports both
+// rates and their ratio (curl's own measure of the transfer).
+func BenchmarkNetDownload(b *testing.B) {
+	const size = 1 << 30
+	chunk := make([]byte, 1<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		for n := 0; n < size; n += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	curl := fmt.Sprintf("curl -sS -o /dev/null -w '%%{speed_download}\\n' %s/gib", srv.URL)
+	allow, _ := egress.ParseRules(strings.TrimPrefix(srv.URL, "http://"))
+	e := newEnv(b, NetPolicy(egress.Policy{Allow: allow}))
+	var native, nash float64
+	for b.Loop() {
+		out, err := exec.Command("bash", "-c", curl).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		native += parseRate(b, string(out))
+		e.stdout.Reset()
+		p := e.run(curl)
+		_ = e.sb.Abort(p.ID)
+		nash += parseRate(b, e.stdout.String())
+	}
+	n := float64(b.N)
+	b.ReportMetric(native/n/(1<<20), "native-MiB/s")
+	b.ReportMetric(nash/n/(1<<20), "nash-MiB/s")
+	b.ReportMetric(nash/native, "nash/native")
+}
+
+func parseRate(b *testing.B, s string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f == 0 {
+		b.Fatalf("no rate in %q", s)
+	}
+	return f
+}
+
+// BenchmarkNetConnect makes 200 connections one after another to an echo
+// server on the host's loopback, each sending a line and reading the
+// answer, natively and from a sandbox allowed to reach it, and reports the
+// time each connection takes in both and what nash adds.
+func BenchmarkNetConnect(b *testing.B) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				io.WriteString(c, line)
+				c.Close()
+			}()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	const conns = 200
+	loop := fmt.Sprintf(`t0=$(date +%%s%%N); for i in $(seq %d); do exec 3<>/dev/tcp/127.0.0.1/%s; echo x >&3; read -r l <&3; exec 3<&-; done; echo $(( ($(date +%%s%%N) - t0) / %d ))`, conns, port, conns)
+	allow, _ := egress.ParseRules("127.0.0.1:" + port)
+	e := newEnv(b, NetPolicy(egress.Policy{Allow: allow}))
+	var native, nash float64
+	for b.Loop() {
+		out, err := exec.Command("bash", "-c", loop).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		native += parseRate(b, string(out))
+		e.stdout.Reset()
+		p := e.run(loop)
+		_ = e.sb.Abort(p.ID)
+		nash += parseRate(b, e.stdout.String())
+	}
+	n := float64(b.N)
+	b.ReportMetric(native/n/1000, "native-µs/conn")
+	b.ReportMetric(nash/n/1000, "nash-µs/conn")
+	b.ReportMetric((nash-native)/n/1000, "added-µs/conn")
+}

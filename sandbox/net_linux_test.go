@@ -1,0 +1,327 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nash-shell/nash/sandbox/egress"
+)
+
+// netHelperMain is the test binary as a program a script runs: with
+// NASH_TEST_NET=own it serves on the sandbox's loopback and connects to
+// itself, which must keep working whatever nash does with the network.
+func netHelperMain() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("listen:", err)
+		return 1
+	}
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			fmt.Fprintln(c, "own loopback ok")
+			c.Close()
+		}
+	}()
+	c, err := net.DialTimeout("tcp", l.Addr().String(), 5*time.Second)
+	if err != nil {
+		fmt.Println("dial:", err)
+		return 1
+	}
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	fmt.Print(line)
+	return 0
+}
+
+// hostMap is nash's resolver in these tests: names of the test's servers.
+type hostMap map[string]string
+
+func (h hostMap) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := h[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(a)}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// netServers are servers on the host's loopback: plain HTTP, HTTPS with a
+// certificate from a test CA, and plain TCP. Each counts who reached it.
+type netServers struct {
+	web, secure, tcp string // host:port
+	caFile           string
+	webHits, secHits atomic.Int32
+	tcpHits          atomic.Int32
+}
+
+func startServers(t *testing.T) *netServers {
+	t.Helper()
+	s := &netServers{}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.webHits.Add(1)
+		fmt.Fprintf(w, "web says hello to %s\n", r.URL.Path)
+	}))
+	t.Cleanup(web.Close)
+	s.web = web.Listener.Addr().String()
+
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "nash test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "secure.nash.test"},
+		DNSNames: []string{"secure.nash.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.caFile = filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(s.caFile), 0o755)
+	sec := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.secHits.Add(1)
+		fmt.Fprintln(w, "secure hello")
+	}))
+	sec.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}}}
+	sec.StartTLS()
+	t.Cleanup(sec.Close)
+	s.secure = sec.Listener.Addr().String()
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			s.tcpHits.Add(1)
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			fmt.Fprintf(c, "echo %s", line)
+			c.Close()
+		}
+	}()
+	s.tcp = l.Addr().String()
+	return s
+}
+
+func port(hostport string) string {
+	_, p, _ := net.SplitHostPort(hostport)
+	return p
+}
+
+// script reaches the three servers: by name with curl (the names are
+// nash's resolver's), the TLS one checking its certificate, and the TCP one
+// with bash's own sockets.
+func (s *netServers) script() string {
+	return fmt.Sprintf(`curl -sS -m 10 -H 'Authorization: Bearer s3cret' http://web.nash.test:%s/hello > web.out; echo "web=$?"
+curl -sS -m 10 --cacert %s https://secure.nash.test:%s/ > secure.out; echo "secure=$?"
+if exec 3<>/dev/tcp/127.0.0.1/%s; then echo ping >&3; read -t 10 line <&3; fi; echo "tcp=$line" > tcp.out; cat tcp.out
+`, port(s.web), s.caFile, port(s.secure), port(s.tcp))
+}
+
+var testHosts = hostMap{"web.nash.test": "127.0.0.1", "secure.nash.test": "127.0.0.1"}
+
+func contactOf(t *testing.T, cs []egress.Contact, dest string) egress.Contact {
+	t.Helper()
+	for _, c := range cs {
+		if c.Destination() == dest && c.Proto == egress.ProtoTCP {
+			return c
+		}
+	}
+	t.Fatalf("no contact with %s among %+v", dest, cs)
+	return egress.Contact{}
+}
+
+// TestNetworkDenyRecordAllow runs one script that reaches three servers on
+// the host's loopback: by default all three are denied and recorded in the
+// one run; allowed two, a second run reaches exactly those two, and its
+// transaction keeps the destinations with their byte counts.
+func TestNetworkDenyRecordAllow(t *testing.T) {
+	need(t, "curl")
+	s := startServers(t)
+	e := newEnv(t, NetResolver(testHosts))
+	p := e.run(s.script())
+	out := e.stdout.String()
+	if !strings.Contains(out, "web=") || strings.Contains(out, "web=0") || strings.Contains(out, "secure=0") || strings.Contains(out, "tcp=echo") {
+		t.Errorf("a denied destination answered:\n%s", out)
+	}
+	if n := s.webHits.Load() + s.secHits.Load() + s.tcpHits.Load(); n != 0 {
+		t.Fatalf("denied servers were reached %d times", n)
+	}
+	web := contactOf(t, p.Network, "web.nash.test:"+port(s.web))
+	sec := contactOf(t, p.Network, "secure.nash.test:"+port(s.secure))
+	raw := contactOf(t, p.Network, s.tcp)
+	for _, c := range []egress.Contact{web, sec, raw} {
+		if c.Allowed || c.Sent != 0 || c.Received != 0 {
+			t.Errorf("denied contact %s: %+v", c.Destination(), c)
+		}
+	}
+	if web.HTTPHost != "web.nash.test:"+port(s.web) || len(web.Credentials) != 1 || web.Addr != "" {
+		t.Errorf("web contact: %+v (want its Host and credential, and no address: the name was never looked up)", web)
+	}
+	if !sec.TLS || sec.SNI != "secure.nash.test" {
+		t.Errorf("TLS contact: %+v", sec)
+	}
+	if err := e.sb.Abort(p.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// Allow two of them: exactly those are reached.
+	allow, err := egress.ParseRules(web.Destination() + "," + raw.Destination())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := newEnv(t, NetResolver(testHosts), NetPolicy(egress.Policy{Allow: allow}))
+	p2 := e2.run(s.script())
+	out = e2.stdout.String()
+	if !strings.Contains(out, "web=0") || strings.Contains(out, "secure=0") || !strings.Contains(out, "tcp=echo ping") {
+		t.Errorf("want web and tcp reached, secure not:\n%s\nstderr:\n%s", out, e2.stderr.String())
+	}
+	if s.webHits.Load() != 1 || s.tcpHits.Load() != 1 || s.secHits.Load() != 0 {
+		t.Errorf("hits: web %d tcp %d secure %d, want 1 1 0", s.webHits.Load(), s.tcpHits.Load(), s.secHits.Load())
+	}
+	tx := e2.commit(p2)
+	got, _, err := e2.sb.Show(tx.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web = contactOf(t, got.Network, web.Destination())
+	raw = contactOf(t, got.Network, raw.Destination())
+	sec = contactOf(t, got.Network, sec.Destination())
+	if !web.Allowed || web.Sent == 0 || web.Received == 0 || web.Addr != "127.0.0.1" || len(web.Credentials) != 1 {
+		t.Errorf("web, allowed: %+v", web)
+	}
+	if !raw.Allowed || raw.Sent != int64(len("ping\n")) || raw.Received != int64(len("echo ping\n")) {
+		t.Errorf("raw tcp, allowed: %+v", raw)
+	}
+	if sec.Allowed || sec.Received != 0 {
+		t.Errorf("secure, still denied: %+v", sec)
+	}
+}
+
+// TestNetworkOwnLoopback checks that the sandbox's own loopback services
+// stay its own while nash catches the rest.
+func TestNetworkOwnLoopback(t *testing.T) {
+	e := newEnv(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.run("NASH_TEST_NET=own " + shellQuote(self))
+	if !strings.Contains(e.stdout.String(), "own loopback ok") {
+		t.Fatalf("own loopback: %q %q", e.stdout.String(), e.stderr.String())
+	}
+	if len(p.Network) != 0 {
+		t.Errorf("the sandbox's own connection was recorded: %+v", p.Network)
+	}
+}
+
+// TestNetworkHostLoopbackAllowed reaches a service on the host's loopback
+// that is allowed by address and port, as --net=127.0.0.1:11434 would.
+func TestNetworkHostLoopbackAllowed(t *testing.T) {
+	need(t, "curl")
+	s := startServers(t)
+	allow, _ := egress.ParseRules("127.0.0.1:" + port(s.web))
+	e := newEnv(t, NetPolicy(egress.Policy{Allow: allow}))
+	e.run("curl -sS -m 10 http://127.0.0.1:" + port(s.web) + "/x; curl -sS -m 10 http://127.0.0.1:" + port(s.secure) + "/ || echo refused")
+	if out := e.stdout.String(); !strings.Contains(out, "web says hello to /x") || !strings.Contains(out, "refused") {
+		t.Fatalf("got %q", out)
+	}
+}
+
+// need fails the test when a program it drives is missing: the machines
+// nash is tested on have it.
+func need(t *testing.T, prog string) {
+	t.Helper()
+	if _, err := exec.LookPath(prog); err != nil {
+		t.Fatalf("%s is needed by this test: %v", prog, err)
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestNetworkScriptCannotUndoRules: the script (even as root) holds no
+// CAP_NET_ADMIN, so it cannot remove the rules or routes that hand its
+// network attempts to nash.
+func TestNetworkScriptCannotUndoRules(t *testing.T) {
+	e := newEnv(t)
+	e.run("grep -E '^Cap(Eff|Bnd):' /proc/self/status")
+	const netAdmin = 12
+	for _, line := range strings.Split(strings.TrimSpace(e.stdout.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("unexpected status line %q", line)
+		}
+		caps, err := strconv.ParseUint(f[1], 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps&(1<<netAdmin) != 0 {
+			t.Errorf("the script holds CAP_NET_ADMIN: %s", line)
+		}
+	}
+}
+
+// TestNetworkProxyClients: a client that honours https_proxy asks the
+// proxy (here a name nobody serves) for its destination with CONNECT; nash
+// takes that destination as the one to decide on, and serves as the proxy.
+func TestNetworkProxyClients(t *testing.T) {
+	need(t, "curl")
+	s := startServers(t)
+	allow, _ := egress.ParseRules("secure.nash.test:" + port(s.secure))
+	e := newEnv(t, NetResolver(testHosts), NetPolicy(egress.Policy{Allow: allow}))
+	p := e.run(fmt.Sprintf(`export https_proxy=http://proxy.corp.test:3128 http_proxy=http://proxy.corp.test:3128
+curl -sS -m 10 --cacert %s https://secure.nash.test:%s/; echo "secure=$?"
+curl -sS -m 10 http://web.nash.test:%s/; echo "web=$?"`, s.caFile, port(s.secure), port(s.web)))
+	out := e.stdout.String()
+	if !strings.Contains(out, "secure hello") || !strings.Contains(out, "secure=0") || strings.Contains(out, "web says") {
+		t.Fatalf("through the proxy: %s\n%s", out, e.stderr.String())
+	}
+	sec := contactOf(t, p.Network, "secure.nash.test:"+port(s.secure))
+	web := contactOf(t, p.Network, "web.nash.test:"+port(s.web))
+	if !sec.Allowed || !sec.ViaProxy || sec.SNI != "secure.nash.test" || sec.Received == 0 {
+		t.Errorf("CONNECT to an allowed destination: %+v", sec)
+	}
+	if web.Allowed || !web.ViaProxy || s.webHits.Load() != 0 {
+		t.Errorf("absolute URL to a denied destination: %+v (hits %d)", web, s.webHits.Load())
+	}
+	for _, c := range p.Network {
+		if strings.HasPrefix(c.Destination(), "proxy.corp.test") {
+			t.Errorf("the proxy hop is recorded as a destination: %+v", c)
+		}
+	}
+}
