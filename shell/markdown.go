@@ -282,7 +282,7 @@ func (r *mdRenderer) prose(s string) string {
 		p := r.re.strong.FindStringSubmatch(m)
 		return r.st.bold.Render(p[1] + p[2])
 	})
-	italic := r.st.bold.Bold(false).Italic(true)
+	italic := r.st.italic
 	s = r.re.emStar.ReplaceAllStringFunc(s, func(m string) string {
 		p := r.re.emStar.FindStringSubmatch(m)
 		return p[1] + italic.Render(p[2])

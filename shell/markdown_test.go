@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"io"
 	"strings"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 // TestMarkdownPlain: the layout of an answer without colour, as NO_COLOR
 // shows it on a terminal: no escape code, the structure kept.
 func TestMarkdownPlain(t *testing.T) {
-	st := newStyles(io.Discard, false)
+	st := newStyles(false)
 	tests := []struct {
 		name, md, want string
 		snippets       []planner.Snippet
@@ -85,7 +84,7 @@ func TestMarkdownPlain(t *testing.T) {
 func TestMarkdownHostile(t *testing.T) {
 	md := "Fine \x1b[2J\x1b]0;owned\x07 text `a\x1b[31mb`\n\n```bash\necho hi\x1b[8m; rm -rf ~\n```\n\u202etxt.exe"
 	for _, color := range []bool{false, true} {
-		st := newStyles(io.Discard, color)
+		st := newStyles(color)
 		got, snips := st.markdown(md, 80)
 		plain := ansi.Strip(got)
 		for _, bad := range []string{"\x1b[2J", "\x1b]0;", "\x07", "\x1b[31mb", "\x1b[8m", "\u202e"} {
@@ -109,8 +108,8 @@ func TestMarkdownHostile(t *testing.T) {
 // their backticks).
 func TestMarkdownColor(t *testing.T) {
 	md := "# Title\n\nUse **bold** and `ls -la`:\n\n```bash\nls -la | head\n```\n"
-	color, _ := newStyles(io.Discard, true).markdown(md, 60)
-	plain, _ := newStyles(io.Discard, false).markdown(md, 60)
+	color, _ := newStyles(true).markdown(md, 60)
+	plain, _ := newStyles(false).markdown(md, 60)
 	if !strings.Contains(color, "\x1b[") {
 		t.Fatalf("no styling with colour: %q", color)
 	}
@@ -120,7 +119,7 @@ func TestMarkdownColor(t *testing.T) {
 }
 
 func TestMarkdownWidth(t *testing.T) {
-	st := newStyles(io.Discard, true)
+	st := newStyles(true)
 	md := strings.Repeat("averyveryverylongwordwithoutspaces ", 6) + "\n\n- " + strings.Repeat("item text ", 12) + "\n\n> " + strings.Repeat("quoted ", 12)
 	for _, w := range []int{30, 50, 100} {
 		got, _ := st.markdown(md, w)
@@ -135,7 +134,7 @@ func TestMarkdownWidth(t *testing.T) {
 func FuzzMarkdown(f *testing.F) {
 	f.Add("# h\n\n- a\n  - b\n\n```bash\nls\n```\n> q\n\n| t |\n")
 	f.Add("**x** _y_ `z` [l](u) <https://a> *\\* ``` ~~~")
-	st := newStyles(io.Discard, true)
+	st := newStyles(true)
 	f.Fuzz(func(t *testing.T, md string) {
 		got, snips := st.markdown(md, 40)
 		if strings.ContainsAny(ansi.Strip(got), "\x1b\x07\u009b") {

@@ -26,6 +26,7 @@ type styles struct {
 	color                                    bool
 	dim, bold, keyword, str, variable, cmd   lipgloss.Style
 	err, ok, warn, title, add, del, hunk     lipgloss.Style
+	italic                                   lipgloss.Style
 	routeCmd, routeEng, routeBuiltin, prompt lipgloss.Style
 	risk                                     [6]lipgloss.Style
 }
@@ -40,6 +41,7 @@ func newStyles(color bool) *styles {
 		color:        true,
 		dim:          c("245"),
 		bold:         lipgloss.NewStyle().Bold(true),
+		italic:       lipgloss.NewStyle().Italic(true),
 		keyword:      c("170").Bold(true),
 		str:          c("114"),
 		variable:     c("80"),
