@@ -45,6 +45,7 @@ func Warn(f func([]Warning)) Option { return func(s *Sandbox) { s.warn = f } }
 type CommitOptions struct {
 	Paths  []string
 	Prompt string
+	Tokens *Tokens
 }
 
 // UndoOptions narrows an undo.

@@ -144,6 +144,8 @@ type CommitOptions struct {
 	Paths []string
 	// Prompt is the request that produced the script, kept in the log.
 	Prompt string
+	// Tokens is what the model's work on the script cost, kept in the log.
+	Tokens *Tokens
 }
 
 // Commit applies a pending run to the live files. Every displaced object
@@ -209,7 +211,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, err
 	}
 	tx := &Tx{
-		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
+		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir, Tokens: opt.Tokens,
 		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
 		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
 	}

@@ -41,6 +41,7 @@ type job struct {
 	dir     string
 	env     []string
 	history []planner.HistoryEntry
+	stdin   *planner.Input // piped to nash -c: context for the model
 	opts    flowOptions
 }
 
@@ -108,6 +109,11 @@ type face interface {
 	// allowNet asks which of q's destinations the run may reach: all,
 	// some or none (nil).
 	allowNet(q netQuestion) ([]egress.Rule, error)
+	// progress shows the model's answer as it arrives, while busy.
+	progress(p planner.Progress)
+	// pick offers the commands of an answer: the number of the one to
+	// review and run (1-based), or 0 for none.
+	pick(snips []planner.Snippet) (int, error)
 	// say shows an event.
 	say(ev event)
 }
@@ -136,8 +142,10 @@ type (
 		tx    *sandbox.Tx
 		paths []string
 	} // committed as transaction tx
-	evNetAgain struct{ rules []egress.Rule } // running the script again with these allowed
-	evNetKept  struct{ tx *sandbox.Tx }      // no file changes, but what the run reached is kept as tx
+	evAnswer   struct{ a *planner.Artifact }    // the model answered (Markdown) instead of writing a script
+	evStdin    struct{ in *planner.InputStats } // how much of the piped input the model was sent
+	evNetAgain struct{ rules []egress.Rule }    // running the script again with these allowed
+	evNetKept  struct{ tx *sandbox.Tx }         // no file changes, but what the run reached is kept as tx
 )
 
 func (evQuestion) isEvent()     {}
@@ -154,6 +162,8 @@ func (evOutcome) isEvent()      {}
 func (evNotCommitted) isEvent() {}
 func (evCommitted) isEvent()    {}
 func (evNetAgain) isEvent()     {}
+func (evAnswer) isEvent()       {}
+func (evStdin) isEvent()        {}
 func (evNetKept) isEvent()      {}
 
 // Record is the JSON object that describes one pass through the flow: nash
@@ -166,11 +176,24 @@ type Record struct {
 	Input string `json:"input"`
 	// Route is how it was taken: "command" (run as given), "english"
 	// (planned first), "builtin" or "session" (nash -c ':log', 'cd x').
-	Route       string          `json:"route"`
-	Script      string          `json:"script,omitempty"`
-	Explanation string          `json:"explanation,omitempty"`
-	Question    string          `json:"question,omitempty"` // the model asked instead of planning
-	Report      *effects.Report `json:"report,omitempty"`   // the static analysis of Script
+	Route       string `json:"route"`
+	Script      string `json:"script,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
+	Question    string `json:"question,omitempty"` // the model asked instead of planning
+	// Answer is the model's answer in Markdown to a question, instead of
+	// a script; Snippets the commands in it that can be run, and Snippet
+	// the number (from 1) of the one picked to run as Script.
+	Answer   string            `json:"answer,omitempty"`
+	Snippets []planner.Snippet `json:"snippets,omitempty"`
+	Snippet  int               `json:"snippet,omitempty"`
+	// Model is the model that planned; Usage the tokens (and the cost,
+	// where prices are configured) of every call to it in this pass.
+	Model string         `json:"model,omitempty"`
+	Usage *planner.Usage `json:"usage,omitempty"`
+	// Stdin says how much of what was piped to nash -c the model was
+	// sent, and whether it was cut.
+	Stdin  *planner.InputStats `json:"stdin,omitempty"`
+	Report *effects.Report     `json:"report,omitempty"` // the static analysis of Script
 	// Refused says why --yes did not cover the script: nothing ran.
 	Refused string     `json:"refused,omitempty"`
 	Run     *RunRecord `json:"run,omitempty"`
@@ -232,7 +255,7 @@ func (o *outcome) changed() bool { return o.pending.Changes != nil && o.pending.
 func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 	r := &flowResult{rec: &Record{Input: j.input, Route: j.route.String()}}
 	planned := j.route == English
-	req := request{prompt: j.text, dir: j.dir, history: j.history}
+	req := request{prompt: j.text, dir: j.dir, history: j.history, input: j.stdin, stream: f.progress}
 	if j.stage != nil {
 		sb, p, err := j.stage(ctx)
 		if err != nil {
@@ -248,6 +271,16 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 		done()
 		if err != nil {
 			return r, err
+		}
+		r.used(a.Model, a.Usage)
+		if in := a.Prompt.Input; in != nil {
+			r.rec.Stdin = in
+			f.say(evStdin{in})
+		}
+		if a.Kind() == planner.KindAnswer {
+			if a, err = e.answered(f, j, r, a); a == nil || err != nil {
+				return r, err
+			}
 		}
 	} else {
 		a = &planner.Artifact{Script: j.text}
@@ -351,6 +384,14 @@ review:
 				f.say(evFailed{err})
 				continue
 			}
+			r.used(na.Model, na.Usage)
+			if na.Kind() == planner.KindAnswer {
+				// An answer instead of a revision: shown, and the
+				// script stays as it was.
+				f.say(evAnswer{na})
+				fresh = true
+				continue
+			}
 			a, fresh = na, true
 		case actExplain:
 			mctx, done := f.busy(ctx, "explaining")
@@ -360,6 +401,7 @@ review:
 				f.say(evFailed{err})
 				continue
 			}
+			r.used("", x.Usage)
 			f.say(evExplanation{x})
 		}
 	}
@@ -550,7 +592,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		// Nothing changed here, but the run reached the network: that
 		// is kept in the history, as a transaction with no file changes.
-		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt})
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt, Tokens: tokensOf(r.rec.Usage)})
 		if err != nil {
 			_ = o.sb.Abort(p.ID)
 			return r, err
@@ -582,7 +624,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		var step Step
 		var err error
-		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned)
+		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned, tokensOf(r.rec.Usage))
 		var le *sandbox.LockedError
 		var ce *sandbox.ConflictError
 		switch {
@@ -647,8 +689,8 @@ func (e *engine) run(ctx context.Context, spec OpenSpec, prompt, script string, 
 // commit commits the outcome (only paths, when given). A planned request
 // that is committed is remembered, so the planner can recall it as an
 // example. The returned Step is for the session's :export.
-func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool) (*sandbox.Tx, Step, error) {
-	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt})
+func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool, tokens *sandbox.Tokens) (*sandbox.Tx, Step, error) {
+	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt, Tokens: tokens})
 	if err != nil {
 		return nil, Step{}, err
 	}

@@ -39,6 +39,21 @@ type LineOptions struct {
 	// is attached. Nil means none (/dev/null), so a script cannot eat the
 	// answers meant for nash.
 	ScriptStdin io.Reader
+	// Input is what was piped to nash -c: a request in English sends it
+	// to the model as context (within the planner's budget, saying what
+	// was cut).
+	Input *planner.Input
+	// Answers is how an answer is written on out; Width the terminal's
+	// width for the layouts.
+	Answers AnswerStyle
+	Width   int
+	// Pick offers the commands of an answer to run: the answers to nash's
+	// questions come from a person at a terminal.
+	Pick bool
+	// Live shows the model's text as it arrives, the time taken and the
+	// tokens, redrawn in place on errw (a terminal); Color styles it.
+	Live  bool
+	Color bool
 }
 
 func (o LineOptions) flow() flowOptions {
@@ -56,14 +71,17 @@ type liner struct {
 	errw io.Writer
 	sty  *styles
 	opts LineOptions
+	live *liveRegion // the model's text as it arrives, while busy
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
 	cfg.Color = false
 	e := newEngine(cfg)
 	e.oneShot = true // until Lines says otherwise
+	st := NewState(cfg.Dir, cfg.Env, cfg.Home)
+	st.History = append(st.History, cfg.History...)
 	return &liner{
-		e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home),
+		e: e, st: st,
 		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(false), opts: opts,
 	}
 }
@@ -84,7 +102,7 @@ func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, o
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "%s (%s) > ", l.st.Prompt(), effects.Escape(cfg.Model))
+		fmt.Fprintf(errw, "%s (%s) > ", l.st.Prompt(), effects.Escape(l.e.currentModel()))
 		line, err := l.in.ReadString('\n')
 		if line == "" && err != nil {
 			fmt.Fprintln(errw)
@@ -204,7 +222,7 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 		err := l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
 		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
 	}
-	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text})
+	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, stdin: l.opts.Input})
 }
 
 // pass takes j through the flow in the session's directory and
@@ -212,6 +230,7 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 func (l *liner) pass(ctx context.Context, j job) (*flowResult, error) {
 	j.dir, j.env, j.history, j.opts = l.st.Dir, l.st.Environ(), l.st.History, l.opts.flow()
 	res, err := l.e.flow(ctx, l, j)
+	l.e.keep(j, res)
 	for _, h := range res.history {
 		l.st.Record(h)
 	}
@@ -248,6 +267,9 @@ func (l *liner) summarize(ctx context.Context, res *flowResult) {
 // The line face: questions read lines, events are plain text on errw.
 
 func (l *liner) busy(ctx context.Context, what string) (context.Context, context.CancelFunc) {
+	if l.opts.Live {
+		return l.startLive(ctx, what)
+	}
 	fmt.Fprintf(l.errw, "nash: %s…\n", what)
 	return ctx, func() {}
 }
@@ -383,6 +405,8 @@ func (l *liner) say(ev event) {
 	switch ev := ev.(type) {
 	case evQuestion:
 		fmt.Fprintf(w, "nash: the model asks: %s\n", effects.EscapeLine(ev.text))
+	case evAnswer, evStdin:
+		l.sayAI(ev)
 	case evReview:
 		writeReview(w, l.sty, ev.a, 0)
 		if ev.reason != "" {

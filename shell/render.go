@@ -238,6 +238,9 @@ func writeReview(w io.Writer, st *styles, a *planner.Artifact, width int) {
 	if a.NeedsNetwork {
 		fmt.Fprintln(w, st.warn.Render("the planner says this script needs the network; it gets it"))
 	}
+	if u := usageLine(a.Usage); u != "" {
+		fmt.Fprintln(w, st.dim.Render("model: "+u))
+	}
 }
 
 func (st *styles) diffLine(l string) string {
@@ -266,6 +269,9 @@ func writeExplanation(w io.Writer, st *styles, e *planner.Explanation) {
 	}
 	for _, warn := range e.Warnings {
 		fmt.Fprintf(w, "  %s %s\n", st.warn.Render("warning:"), effects.EscapeLine(warn))
+	}
+	if u := usageLine(e.Usage); u != "" {
+		fmt.Fprintln(w, st.dim.Render("model: "+u))
 	}
 }
 

@@ -124,6 +124,7 @@ const (
 	stSummary               // a run waits for commit, pick, diff or abort
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
 	stNet                   // destinations the run may reach: all, pick or none
+	stSnippet               // an answer's commands: pick one to review, or none
 )
 
 // model is the REPL's root model.
@@ -167,6 +168,9 @@ type model struct {
 	netQ       netQuestion        // the destinations offered at stNet
 	cancel     context.CancelFunc // cancels the model's work under way
 	waitLabel  string
+	live       *liveText         // the model's text as it arrives, while it works
+	liveGen    int               // which work the live ticks are for
+	snippets   []planner.Snippet // the commands of the answer shown, at stSnippet
 	// exec and execProcess hand the terminal to a script or the editor
 	// (tea.Exec, tea.ExecProcess); tests run them in place.
 	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
@@ -205,6 +209,7 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
 	}
 	m.histPos = hist.Len()
+	m.st.History = append(m.st.History, cfg.History...)
 	return m, nil
 }
 
@@ -252,7 +257,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state = stWaiting
 		m.waitLabel = msg.what
 		m.cancel = msg.cancel
-		return m, m.listen()
+		return m, tea.Batch(m.listen(), m.startLive(msg.what))
+	case flowProgressMsg, liveTickMsg:
+		return m, m.liveUpdate(msg)
 	case flowAskMsg:
 		return m.flowAsked(msg)
 	case flowDoneMsg:
@@ -317,6 +324,8 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.pickKey(k)
 	case stNet:
 		return m.netKey(k)
+	case stSnippet:
+		return m.snippetKey(k)
 	}
 	return m, nil
 }
@@ -660,7 +669,7 @@ func (m *model) paste(text string) (tea.Model, tea.Cmd) {
 
 // promptView is the prompt before the line: the directory and the model.
 func (m *model) promptView() string {
-	return m.sty.prompt.Render(m.st.Prompt()) + " " + m.sty.dim.Render("("+effects.Escape(m.e.cfg.Model)+")") + " "
+	return m.sty.prompt.Render(m.st.Prompt()) + " " + m.sty.dim.Render("("+effects.Escape(m.e.currentModel())+")") + " "
 }
 
 func (m *model) cursor(s string) string { return "\x1b[7m" + s + "\x1b[27m" }
@@ -686,7 +695,13 @@ func (m *model) view() string {
 		}
 		b.WriteString(m.inputLine())
 	case stWaiting:
+		if m.live != nil {
+			b.WriteString(m.liveView())
+			break
+		}
 		b.WriteString(m.sty.dim.Render(m.waitLabel + "…  (ctrl+c cancels)"))
+	case stSnippet:
+		b.WriteString(m.snippetView())
 	case stReview:
 		k := m.keys
 		hint := fmt.Sprintf("%s run · %s edit · %s revise · %s explain · %s abort",
@@ -751,7 +766,7 @@ func (m *model) view() string {
 // then the line scrolls so the cursor stays in view.
 func (m *model) inputLine() string {
 	badge := m.routeBadge()
-	model := m.sty.dim.Render("(" + effects.Escape(m.e.cfg.Model) + ")")
+	model := m.sty.dim.Render("(" + effects.Escape(m.e.currentModel()) + ")")
 	dir := m.st.Prompt()
 	n := len(m.input.r)
 	fits := func(prefix string) bool { return ansi.StringWidth(prefix)+n+2 <= m.width-1 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/conversation"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/sandbox/egress"
@@ -63,13 +64,27 @@ type FindFunc func(ctx context.Context, query string, w io.Writer) error
 var ErrNoIndex = errors.New("the index is not set up: add files with nash index add PATH")
 
 // Config is everything the shell is started with. Planner is called at
-// most once, on the first request in English, so starting the shell
-// contacts no model.
+// most once per model, on the first request in English to it, so starting
+// the shell contacts no model.
 type Config struct {
-	Planner  func() (Planner, error)
-	Open     OpenFunc
-	Find     FindFunc // nil: :find says the index is not set up
-	Model    string   // shown in the prompt and by :model
+	// Planner builds the planner of model (a provider spec): the
+	// configured Model, or one :model switched to.
+	Planner func(model string) (Planner, error)
+	Open    OpenFunc
+	Find    FindFunc // nil: :find says the index is not set up
+	Model   string   // shown in the prompt and by :model
+	// Models lists the models of model's provider, for :model; nil: the
+	// shell lists none. SaveModel makes model the configured one (:model
+	// NAME --save writes it to the config file); nil: it cannot be saved.
+	Models    func(ctx context.Context, model string) ([]planner.ModelInfo, error)
+	SaveModel func(model string) error
+	// History is what the planner sees of earlier steps when the session
+	// starts: those of a resumed session (nash --resume, nash -c
+	// --continue). Keep, when set, is told each step of this one, so that
+	// it can be resumed; it is called from the goroutine of the pass and
+	// must not block long.
+	History  []planner.HistoryEntry
+	Keep     func(conversation.Exchange)
 	StateDir string   // where the history file lives; "" keeps no history
 	Dir      string   // the starting directory
 	Env      []string // the starting environment, as os.Environ

@@ -105,7 +105,7 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 	}
 	model, stateDir := g.planModel(), g.stateDir
 	return shell.Config{
-		Planner: func() (shell.Planner, error) {
+		Planner: func(model string) (shell.Planner, error) {
 			mem, err := planner.OpenMemory(stateDir)
 			if err != nil {
 				return nil, err
