@@ -223,10 +223,15 @@ type startBackgroundMsg struct{}
 // Init makes no network call and scans nothing before the first prompt:
 // background work (the index watcher) starts a moment after it.
 func (m *model) Init() tea.Cmd {
-	if m.e.cfg.Background == nil {
-		return nil
+	var cmds []tea.Cmd
+	if m.e.cfg.Background != nil {
+		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} }))
 	}
-	return tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} })
+	if first := m.e.cfg.FirstStart; first != nil {
+		ctx := m.ctx
+		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return printMsg{first(ctx)} }))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -239,7 +244,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case quitMsg:
 		return m, tea.Quit
 	case startBackgroundMsg:
-		if m.stopBackground == nil {
+		if m.stopBackground == nil && m.e.cfg.Background != nil {
 			stop, err := m.e.cfg.Background(m.ctx)
 			if err != nil {
 				m.log.Warn("background work did not start", "err", err)

@@ -105,6 +105,10 @@ type Config struct {
 	// never delays that prompt, and stops it on exit; an error goes to
 	// the shell's log (nash.log in the state dir).
 	Background func(ctx context.Context) (stop func(), err error)
+	// FirstStart, when set, runs in the background once the first prompt
+	// is drawn; what it returns ("" for nothing) is shown above the
+	// prompt: the guidance of the first start without a working model.
+	FirstStart func(ctx context.Context) string
 }
 
 // SummarizeFunc summarizes what committed transaction txID changed.

@@ -183,3 +183,20 @@ func (r *liveRegion) clear() {
 	io.WriteString(r.w, s+"\x1b[J")
 	r.rows = 0
 }
+
+// Live shows a model's work on a terminal, for commands outside the flow
+// (nash explain --model): its text as it arrives, the time taken and the
+// tokens, redrawn in place on w and erased by End.
+type Live struct{ r *liveRegion }
+
+// StartLive starts showing what ("explaining") on the terminal w, width
+// columns wide, in colour or not.
+func StartLive(w io.Writer, color bool, width int, what string) *Live {
+	return &Live{startLive(w, newStyles(color), width, what)}
+}
+
+// Progress takes in the model's progress (a planner.Request's Stream).
+func (l *Live) Progress(p planner.Progress) { l.r.update(p) }
+
+// End stops the display and erases it.
+func (l *Live) End() { l.r.end() }

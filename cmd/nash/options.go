@@ -21,9 +21,11 @@ type options struct {
 	editor     string   // NASH_EDITOR, editor:, $VISUAL, $EDITOR; "" means vi
 	indexRoots []string // NASH_INDEX_ROOTS (a list like PATH), index.roots
 	keys       shell.KeyMap
-	serveAddr  string    // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
-	shareURL   string    // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
-	net        netConfig // the config's net: section: what runs may (or may never) reach
+	serveAddr  string                   // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
+	shareURL   string                   // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
+	net        netConfig                // the config's net: section: what runs may (or may never) reach
+	prices     map[string]planner.Price // prices:, by model spec
+	initAction string                   // init.action: run or insert
 	home       string
 	color      bool // NO_COLOR unset and TERM not dumb
 	getenv     func(string) string
@@ -110,6 +112,16 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 	}
 	if o.keys, err = keyMap(c.Keys); err != nil {
 		return nil, err
+	}
+	if o.prices, err = prices(c.Prices); err != nil {
+		return nil, err
+	}
+	switch o.initAction = c.Init.Action; o.initAction {
+	case "":
+		o.initAction = "run"
+	case "run", "insert":
+	default:
+		return nil, configError{fmt.Errorf("config: init.action is %s; want run or insert", effects.Quote(o.initAction))}
 	}
 	if o.model != "" {
 		if _, err := planner.ParseSpec(o.model); err != nil {

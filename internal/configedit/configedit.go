@@ -185,7 +185,14 @@ func replaceValue(src []byte, k, v *yaml.Node, scalar string) ([]byte, error) {
 	}
 	newLine := line[:colon+1] + " " + scalar
 	if comment != "" {
-		newLine += " " + comment
+		// The comment keeps its distance from the value.
+		gap := " "
+		if i := strings.LastIndex(line, comment); i > colon {
+			if g := line[len(strings.TrimRight(line[:i], " \t")):i]; g != "" {
+				gap = g
+			}
+		}
+		newLine += gap + comment
 	}
 	lines[kl] = newLine + nl
 	// Drop the value's own lines when it started below the key or spans

@@ -20,7 +20,7 @@ func TestSetString(t *testing.T) {
 			"replace keeps the rest byte for byte",
 			"# nash\nmodel: ollama:qwen2.5-coder:7b   # the laptop one\neditor: vim\nkeys:\n    run: [\"y\"]   # odd indent kept\n",
 			"model", "anthropic:claude-3-5-haiku-latest",
-			"# nash\nmodel: anthropic:claude-3-5-haiku-latest # the laptop one\neditor: vim\nkeys:\n    run: [\"y\"]   # odd indent kept\n",
+			"# nash\nmodel: anthropic:claude-3-5-haiku-latest   # the laptop one\neditor: vim\nkeys:\n    run: [\"y\"]   # odd indent kept\n",
 		},
 		{"quoted value", "model: 'ollama:x'\n", "model", "true", "model: \"true\"\n"},
 		{"value needing quotes", "model: a\n", "model", "a # b", "model: 'a # b'\n"},
