@@ -302,6 +302,7 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	m.state = stInput
 	m.reply, m.cancel, m.pendingRun, m.art, m.live = nil, nil, nil, nil, nil
+	m.status = "" // "cancelling…" and the like are over
 	res, err := msg.res, msg.err
 	var cmds []tea.Cmd
 	if res != nil {

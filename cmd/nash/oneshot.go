@@ -52,7 +52,13 @@ func oneShot(ctx context.Context, g *options, o shellOptions, cfg shell.Config, 
 		opts.ScriptStdin = io.in
 	}
 	opts.Pick = isTerminal(answers)
-	if isTerminal(io.out) && !o.json {
+	// An answer goes to stdout, or to stderr under --print (which prints
+	// scripts only): laid out for a terminal when it goes to one.
+	answerTo := io.out
+	if o.print {
+		answerTo = io.err
+	}
+	if isTerminal(answerTo) && !o.json {
 		opts.Answers = shell.AnswerPlain
 		if g.color {
 			opts.Answers = shell.AnswerColor

@@ -85,7 +85,7 @@ func startNash(t *testing.T, answers string, env ...string) *tmuxNash {
 			t.Errorf("nash had a data race:\n%s", b)
 		}
 	})
-	tn.waitFor(`\(openai:test-model\)`)
+	tn.waitFor(`\([^)\n]+\) \[   \]`) // the prompt: dir (model) [   ]
 	return tn
 }
 
