@@ -18,8 +18,11 @@
 // it: a line of the REPL or the line mode, nash -c, or a script in hand
 // from nash run, nash group or nash join (RunScript). A request is planned
 // first; its script is shown for review with the explanation and the
-// static report (effects.Analyze): run, edit, revise, explain or abort. A
-// script in hand skips the planner and the review. A script that deletes
+// static report (effects.Analyze): run, edit, revise, explain, test (t:
+// package scripttest's starting states), an example (g: the person's own,
+// which runs again on every revision and goes to the model with a revise
+// when it fails; trial.go) or abort. A script in hand skips the planner
+// and the review. A script that deletes
 // outside the working directory, does what the sandbox cannot undo, or
 // cannot be analysed needs a second confirmation, the typed word yes,
 // which --yes never gives. The destinations the script names beyond what

@@ -331,7 +331,7 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(w, "wrote %d script(s) to %s\n", len(committed), effects.Quote(p))
-		return nil
+		return exportTests(p, committed, w)
 	}
 	return fmt.Errorf("unknown built-in :%s (try :help)", effects.Escape(name))
 }
@@ -383,10 +383,19 @@ or "ask" (anything else). Start with ! to force a command, ? to force English.
                                             switch to NAME (--save: in the config too)
   :help                                     this text
 
-review:  %s run, %s edit, %s revise, %s explain, %s abort
+review:  %s run, %s edit, %s revise, %s explain, %s test, %s example, %s abort
+  %s tries the script on other starting states (no match, names with spaces,
+  a missing input, an unset variable, ...); %s runs it on an example you give:
+  files before => files after, or => stdout: what it prints
+    a.jpeg 'my photo.jpeg' => a.jpg 'my photo.jpg'
+    notes.txt='b\na' sub/ => stdout: 2
+  (NAME=TEXT is a file holding TEXT, \n a line break; NAME/ a directory;
+  NAME->TARGET a symlink). Examples run again on every revision, %s sends
+  what failed to the model, and :export FILE writes them to FILE.test.
 after a run:  %s commit, %s pick paths to commit, %s diff, %s abort
 keys:  up/down history, ctrl+r search history, ctrl+c cancel, ctrl+d quit
-`, first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Abort),
+`, first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Test), first(k.Example), first(k.Abort),
+		first(k.Test), first(k.Example), first(k.Revise),
 		first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
 	_, _ = w.Write(b.Bytes())
 }

@@ -64,6 +64,8 @@ const (
 	actRevise
 	actExplain
 	actAbort
+	actTest    // try the script on other starting states (trial.go)
+	actExample // try it on an example the person gives (trial.go)
 )
 
 // decision is an answer at the effect summary: commit every change, or
@@ -101,6 +103,9 @@ type face interface {
 	feedback() (string, error)
 	// edit lets the person edit the script and returns the result.
 	edit(script string) (string, error)
+	// example asks for an example in ParseExample's short form; "" goes
+	// back to review.
+	example() (string, error)
 	// run hands the script its streams (the terminal) and runs it.
 	run(f runFunc) (*outcome, error)
 	// decide asks what to do with a run's changes (showing diffs and
@@ -291,8 +296,10 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 	}
 
 	// Analysis and review, until the script is to run. fresh says the
-	// review of a has not been shown yet.
+	// review of a has not been shown yet; tr holds what the person tried
+	// of it (t, examples).
 	fresh := true
+	tr := &trial{}
 review:
 	for {
 		if a.Question != "" {
@@ -339,6 +346,7 @@ review:
 		if fresh {
 			f.say(evReview{a, reason})
 			fresh = false
+			e.recheck(ctx, f, j, a.Script, tr)
 		}
 		act, err := f.review(a, reason)
 		if err != nil {
@@ -369,7 +377,12 @@ review:
 				continue
 			}
 			a, fresh = editedArtifact(a, edited, e.analyze(edited, j.dir)), true
+		case actTest, actExample:
+			if err := e.tryOut(ctx, f, j, a.Script, act, tr); err != nil {
+				return r, e.aborted(f, r, false, err)
+			}
 		case actRevise:
+			tr.announce(f, a.Script)
 			fb, err := f.feedback()
 			if err != nil {
 				return r, e.aborted(f, r, false, err)
@@ -377,6 +390,7 @@ review:
 			if fb == "" {
 				continue
 			}
+			fb = tr.feedback(fb, a.Script)
 			mctx, done := f.busy(ctx, "revising")
 			na, err := e.revise(mctx, req, a.Script, fb)
 			done()
@@ -472,7 +486,9 @@ review:
 		f.say(evNetAgain{chosen})
 		shown = false
 	}
-	return e.finish(ctx, f, j, r, o, entryOf(j, script), shown)
+	res, err := e.finish(ctx, f, j, r, o, entryOf(j, script), shown)
+	tr.keep(res)
+	return res, err
 }
 
 // netOffer is what of rules (the script's destinations) runs in dir may

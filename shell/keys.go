@@ -13,6 +13,8 @@ type KeyMap struct {
 	Commit  []string
 	Diff    []string
 	Pick    []string
+	Test    []string // run the script on other starting states (nash test)
+	Example []string // give an example: files before, files or output after
 }
 
 // DefaultKeys are the keys named in :help.
@@ -26,6 +28,8 @@ func DefaultKeys() KeyMap {
 		Commit:  []string{"c"},
 		Diff:    []string{"d"},
 		Pick:    []string{"p"},
+		Test:    []string{"t"},
+		Example: []string{"g"},
 	}
 }
 
@@ -44,6 +48,8 @@ func (k KeyMap) Merge(o KeyMap) KeyMap {
 	set(&k.Commit, o.Commit)
 	set(&k.Diff, o.Diff)
 	set(&k.Pick, o.Pick)
+	set(&k.Test, o.Test)
+	set(&k.Example, o.Example)
 	return k
 }
 

@@ -64,6 +64,10 @@ func (o LineOptions) flow() flowOptions {
 // in, nash's words go to errw, scripts write to out and errw, and the
 // dry-run review, --print and --json go to out.
 type liner struct {
+	// feedbackDefault is the revision's feedback when none is typed:
+	// set when what failed goes to the model with it (trial.go).
+	feedbackDefault string
+
 	e    *engine
 	st   *State
 	in   *bufio.Reader
@@ -275,11 +279,11 @@ func (l *liner) busy(ctx context.Context, what string) (context.Context, context
 }
 
 func (l *liner) review(*planner.Artifact, string) (action, error) {
-	ans, err := l.ask("run it? [y]es, [n]o, [e]dit, [r]evise, e[x]plain: ", "y", "n", "e", "r", "x")
+	ans, err := l.ask("run it? [y]es, [n]o, [e]dit, [r]evise, e[x]plain, [t]est, [g]ive an example: ", "y", "n", "e", "r", "x", "t", "g")
 	if err != nil {
 		return actAbort, err
 	}
-	return map[string]action{"y": actRun, "n": actAbort, "e": actEdit, "r": actRevise, "x": actExplain}[ans], nil
+	return map[string]action{"y": actRun, "n": actAbort, "e": actEdit, "r": actRevise, "x": actExplain, "t": actTest, "g": actExample}[ans], nil
 }
 
 func (l *liner) confirm(string) (bool, bool, error) {
@@ -291,8 +295,16 @@ func (l *liner) confirm(string) (bool, bool, error) {
 }
 
 func (l *liner) feedback() (string, error) {
-	fb, err := l.ask("what should change? ")
-	return strings.TrimSpace(fb), err
+	prompt, def := "what should change? ", l.feedbackDefault
+	l.feedbackDefault = ""
+	if def != "" {
+		prompt = fmt.Sprintf("what should change? [%s] ", def)
+	}
+	fb, err := l.ask(prompt)
+	if fb = strings.TrimSpace(fb); fb == "" && err == nil {
+		fb = def
+	}
+	return fb, err
 }
 
 // edit opens the script in the editor on the terminal.
@@ -445,6 +457,8 @@ func (l *liner) say(ev event) {
 		fmt.Fprintf(w, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", ev.tx.ID, ev.tx.ID)
 	case evCommitted:
 		fmt.Fprintf(w, "nash: committed as transaction %s (undo with: %s)\n", ev.tx.ID, l.e.undoCommand(ev.tx.ID))
+	default:
+		l.sayTrial(ev)
 	}
 }
 
@@ -493,6 +507,10 @@ func choiceWord(c string) string {
 		return "diff"
 	case "p":
 		return "pick"
+	case "t":
+		return "test"
+	case "g":
+		return "give"
 	}
 	return c
 }

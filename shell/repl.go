@@ -120,6 +120,7 @@ const (
 	stReview                // a script waits for run, edit, revise, explain or abort
 	stConfirm               // the second confirmation: type yes
 	stFeedback              // typing what a revision should change
+	stExample               // typing an example at the review (trial.go)
 	stRunning               // a script has the terminal
 	stSummary               // a run waits for commit, pick, diff or abort
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
@@ -129,6 +130,10 @@ const (
 
 // model is the REPL's root model.
 type model struct {
+	// feedbackDefault fills the revision's feedback when what failed
+	// goes to the model with it (trial.go).
+	feedbackDefault string
+
 	ctx  context.Context
 	e    *engine
 	st   *State
@@ -159,7 +164,7 @@ type model struct {
 	flowMsgs   chan tea.Msg
 	reply      chan<- answer
 	art        *planner.Artifact // the script at review
-	answerText lineInput         // the confirmation or the revision feedback
+	answerText lineInput         // the confirmation, the revision feedback or an example
 	pendingRun *outcome          // the run at the effect summary
 	picks      []string
 	picked     []bool
@@ -321,7 +326,7 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case stReview:
 		return m.reviewKey(k)
-	case stConfirm, stFeedback:
+	case stConfirm, stFeedback, stExample:
 		return m.answerKey(k)
 	case stSummary:
 		return m.summaryKey(k)
@@ -498,6 +503,9 @@ func (m *model) reviewKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case is(key, m.keys.Abort) || key == "ctrl+c":
 		return m, m.answer(answer{act: actAbort})
 	}
+	if cmd, ok := m.trialKey(key); ok {
+		return m, cmd
+	}
 	return m, nil
 }
 
@@ -515,6 +523,9 @@ func (m *model) answerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.answerText.reset()
 		if m.state == stConfirm {
 			return m, m.answer(answer{ok: strings.ToLower(text) == "yes"})
+		}
+		if m.state == stExample {
+			return m, m.exampleEntered(text)
 		}
 		if text == "" {
 			return m, m.answer(answer{})
@@ -666,7 +677,7 @@ func (m *model) paste(text string) (tea.Model, tea.Cmd) {
 		if m.input.insert(text) {
 			m.reroute()
 		}
-	case m.state == stConfirm || m.state == stFeedback:
+	case m.state == stConfirm || m.state == stFeedback || m.state == stExample:
 		m.answerText.insert(text)
 	}
 	return m, nil
@@ -709,13 +720,15 @@ func (m *model) view() string {
 		b.WriteString(m.snippetView())
 	case stReview:
 		k := m.keys
-		hint := fmt.Sprintf("%s run · %s edit · %s revise · %s explain · %s abort",
-			first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), first(k.Abort))
+		hint := fmt.Sprintf("%s run · %s edit · %s revise · %s explain%s · %s abort",
+			first(k.Run), first(k.Edit), first(k.Revise), first(k.Explain), m.reviewTrialHint(), first(k.Abort))
 		b.WriteString(m.sty.bold.Render("review: ") + hint)
 	case stConfirm:
 		b.WriteString(m.sty.err.Render("type yes to run it anyway: ") + m.answerText.view(m.cursor) + m.sty.dim.Render("  (esc: back to the review)"))
 	case stFeedback:
 		b.WriteString(m.sty.bold.Render("what should change? ") + m.answerText.view(m.cursor))
+	case stExample:
+		b.WriteString(m.exampleView())
 	case stRunning:
 		b.WriteString(m.sty.dim.Render("running…"))
 	case stSummary:

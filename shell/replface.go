@@ -210,6 +210,10 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		m.state = stConfirm
 	case qFeedback:
 		m.state = stFeedback
+		m.answerText.set(m.feedbackDefault)
+		m.feedbackDefault = ""
+	case qExample:
+		m.state = stExample
 	case qEdit:
 		cmd, path, err := editCommand(m.e.cfg.Editor, q.script)
 		if err != nil {
@@ -294,6 +298,8 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 	case evCommitted:
 		b.WriteString(m.sty.ok.Render(fmt.Sprintf("committed as transaction %s", ev.tx.ID)) +
 			m.sty.dim.Render(fmt.Sprintf("  (undo with %s)", m.e.undoCommand(ev.tx.ID))))
+	default:
+		m.sayTrial(&b, ev)
 	}
 	return tea.Sequence(m.println(strings.TrimRight(b.String(), "\n")), m.listen())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/scripttest"
 )
 
 // State is the session: what a real shell keeps between lines.
@@ -22,6 +23,7 @@ type State struct {
 	Dir    string // the working directory, absolute
 	OldDir string // for cd -
 	env    map[string]string
+	keys   []string // env's names in the order they came, as bash gets them natively
 	home   string
 
 	// Committed lists the committed scripts of this session, oldest
@@ -40,6 +42,9 @@ type Step struct {
 	Dir    string
 	TxID   string
 	Time   time.Time
+	// Examples are the person's examples of what Script does, given at
+	// the review; :export writes them out as a test.
+	Examples []scripttest.Example
 }
 
 // NewState starts a session in dir with env (as os.Environ).
@@ -47,24 +52,39 @@ func NewState(dir string, env []string, home string) *State {
 	s := &State{Dir: dir, env: map[string]string{}, home: home, exe: map[string]bool{}}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
-			s.env[k] = v
+			s.setenv(k, v)
 		}
 	}
 	if home != "" && s.env["HOME"] == "" {
-		s.env["HOME"] = home
+		s.setenv("HOME", home)
 	}
-	s.env["PWD"] = dir
+	s.setenv("PWD", dir)
 	return s
 }
 
-// Environ is the environment scripts get, sorted.
+// Environ is the environment scripts get, in the order the variables were
+// first set: bash builds its exported environment from a hash table filled
+// in that order, so env prints what it would print natively.
 func (s *State) Environ() []string {
-	out := make([]string, 0, len(s.env))
-	for k, v := range s.env {
-		out = append(out, k+"="+v)
+	out := make([]string, 0, len(s.keys))
+	for _, k := range s.keys {
+		out = append(out, k+"="+s.env[k])
 	}
-	sort.Strings(out)
 	return out
+}
+
+func (s *State) setenv(k, v string) {
+	if _, set := s.env[k]; !set {
+		s.keys = append(s.keys, k)
+	}
+	s.env[k] = v
+}
+
+func (s *State) unsetenv(k string) {
+	if _, set := s.env[k]; set {
+		delete(s.env, k)
+		s.keys = slices.DeleteFunc(s.keys, func(x string) bool { return x == k })
+	}
 }
 
 // Getenv returns a variable of the session.
@@ -181,7 +201,7 @@ func (s *State) Apply(text string) (string, error) {
 			if k == "-f" {
 				return "", errors.New("unset: nash keeps no functions")
 			}
-			delete(s.env, k)
+			s.unsetenv(k)
 			if k == "PATH" {
 				s.Forget()
 			}
@@ -225,7 +245,8 @@ func (s *State) cd(args []string) (string, error) {
 		return "", fmt.Errorf("cd: %s: not a directory", effects.Quote(target))
 	}
 	s.OldDir, s.Dir = s.Dir, target
-	s.env["OLDPWD"], s.env["PWD"] = s.OldDir, s.Dir
+	s.setenv("OLDPWD", s.OldDir)
+	s.setenv("PWD", s.Dir)
 	s.Forget()
 	if show {
 		return effects.Quote(target), nil
@@ -236,7 +257,9 @@ func (s *State) cd(args []string) (string, error) {
 func (s *State) export(args []string) (string, error) {
 	if len(args) == 0 || (len(args) == 1 && args[0] == "-p") {
 		var b strings.Builder
-		for _, kv := range s.Environ() {
+		env := s.Environ()
+		sort.Strings(env) // as bash's export -p
+		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
 			fmt.Fprintf(&b, "export %s=%s\n", k, effects.Quote(v))
 		}
@@ -249,11 +272,11 @@ func (s *State) export(args []string) (string, error) {
 		}
 		if !ok {
 			if _, set := s.env[k]; !set {
-				s.env[k] = ""
+				s.setenv(k, "")
 			}
 			continue
 		}
-		s.env[k] = v
+		s.setenv(k, v)
 		if k == "PATH" {
 			s.Forget()
 		}

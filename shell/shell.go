@@ -92,6 +92,9 @@ type Config struct {
 	Editor   string // $VISUAL or $EDITOR; "" means vi
 	Color    bool   // false: no colour or styling escape codes (NO_COLOR)
 	Keys     KeyMap
+	// Tester, when set, makes what tests a script before it is trusted:
+	// t and g at the review, nash test (TestScript). Nil: none.
+	Tester TesterFunc
 	// Summarize, when set (a model is configured), writes the plain-English
 	// summary of a committed transaction and returns it. The shell calls
 	// it after each commit without holding up the prompt.

@@ -17,6 +17,7 @@ import (
 const (
 	exitOK          = 0
 	exitFailure     = 1   // nash itself failed (an I/O error, no such transaction, ...)
+	exitTestFailed  = 1   // nash test: the script failed in a starting state or on an example
 	exitUsage       = 2   // bad command line or configuration
 	exitAborted     = 3   // aborted at review or at the commit prompt, or refused under --yes: nothing changed
 	exitConflict    = 4   // paths changed since (undo or commit refused): nothing changed
@@ -27,7 +28,8 @@ const (
 )
 
 // exitCodesHelp is the table above for nash --help.
-const exitCodesHelp = `Exit codes: the script's own; 2 bad usage or configuration; 3 aborted
+const exitCodesHelp = `Exit codes: the script's own (nash test: 1 when the script fails in a
+starting state or on an example); 2 bad usage or configuration; 3 aborted
 (nothing changed); 4 paths changed since (undo or commit refused); 5 the
 planner produced no script; 6 the sandbox is unavailable; 7 locked paths
 (commit or undo refused); 130 interrupted.`
@@ -58,6 +60,7 @@ func exitCode(ctx context.Context, err error, w io.Writer) int {
 		xe *sandbox.ConflictError
 		le *sandbox.LockedError
 		ne *sandbox.UnavailableError
+		te *shell.TestFailedError
 	)
 	code := exitFailure
 	quiet := false
@@ -68,6 +71,8 @@ func exitCode(ctx context.Context, err error, w io.Writer) int {
 		code, quiet = ee.code, true
 	case errors.As(err, &es):
 		code, quiet = int(es), true
+	case errors.As(err, &te):
+		code, quiet = exitTestFailed, true
 	case errors.Is(err, shell.ErrAborted):
 		code, quiet = exitAborted, true
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:

@@ -219,7 +219,7 @@ func checkFidelity(t *testing.T, n *nashCmd, base, cmd string, fenceEnv []string
 		reset()
 		again, _ := runFenced(t, base, cmd, fenceEnv...)
 		if again == nativeOut {
-			return fmt.Sprintf("stdout differs:\nnative: %q\nnash:   %q", clip(nativeOut), clip(out))
+			return fmt.Sprintf("stdout differs from line %d:\nnative: %q\nnash:   %q", firstDiffLine(nativeOut, out), clip(fromDiff(nativeOut, out)), clip(fromDiff(out, nativeOut)))
 		}
 		reset()
 		before = txCount(t, n)
@@ -254,6 +254,27 @@ func txCount(t *testing.T, n *nashCmd) int {
 		t.Fatalf("nash log --json: %v: %q", err, out)
 	}
 	return len(txs)
+}
+
+// firstDiffLine is the 1-based number of the first line where a and b differ.
+func firstDiffLine(a, b string) int {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return i + 1
+		}
+	}
+	return min(len(la), len(lb)) + 1
+}
+
+// fromDiff is a from the start of the first line where it differs from b.
+func fromDiff(a, b string) string {
+	lines := strings.SplitAfter(a, "\n")
+	n := firstDiffLine(a, b) - 1
+	if n >= len(lines) {
+		return ""
+	}
+	return strings.Join(lines[n:], "")
 }
 
 func clip(s string) string {

@@ -117,6 +117,7 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 		newGroupCmd(g, io),
 		newJoinCmd(g, io),
 		newExplainCmd(g, io),
+		newTestCmd(g, io),
 		newIndexCmd(g, io),
 		newFindCmd(g, io),
 		newShareCmd(g, io),

@@ -151,10 +151,10 @@ func keyMap(keys map[string]keyList) (shell.KeyMap, error) {
 	for name, ks := range keys {
 		dst := map[string]*[]string{
 			"run": &k.Run, "edit": &k.Edit, "revise": &k.Revise, "explain": &k.Explain,
-			"abort": &k.Abort, "commit": &k.Commit, "diff": &k.Diff, "pick": &k.Pick,
+			"abort": &k.Abort, "test": &k.Test, "example": &k.Example, "commit": &k.Commit, "diff": &k.Diff, "pick": &k.Pick,
 		}[name]
 		if dst == nil {
-			return k, configError{fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, commit, diff or pick)", effects.Quote(name))}
+			return k, configError{fmt.Errorf("config: unknown key binding %s (want run, edit, revise, explain, abort, test, example, commit, diff or pick)", effects.Quote(name))}
 		}
 		*dst = ks
 	}

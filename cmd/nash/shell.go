@@ -154,6 +154,7 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 			return plan.policy, err
 		},
 		Find:      shellFind(g),
+		Tester:    scriptTester(stateDir),
 		Summarize: shellSummarizer(g),
 		Background: func(ctx context.Context) (func(), error) {
 			return startIndexWatch(ctx, g)

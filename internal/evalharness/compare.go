@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/intercode"
@@ -77,7 +80,8 @@ func (h *harness) compare(ctx context.Context, j Judge, t intercode.Task, script
 // the benchmark names them.
 func (h *harness) changedPaths(e *execution) []string {
 	var out []string
-	for p := range relevant(e.changes) {
+	changes, _ := relevant(e.changes)
+	for p := range changes {
 		out = append(out, path.Clean(h.show(p)))
 	}
 	slices.Sort(out)
@@ -98,23 +102,83 @@ func (h *harness) showOutput(s string) string {
 }
 
 // relevant drops what the comparison ignores: directories whose only
-// change is their modification time.
-func relevant(cs *effects.ChangeSet) map[string]effects.Change {
-	out := map[string]effects.Change{}
+// change is their modification time. A renamed directory is spelled out as
+// the deletions and creations a copy and a delete would have recorded, so
+// that mv and cp -r && rm -r, which end with the same tree, compare equal;
+// origins maps each created path whose bytes are still those of the
+// fixture to the fixture path they come from.
+func relevant(cs *effects.ChangeSet) (out map[string]effects.Change, origins map[string]string) {
+	out, origins = map[string]effects.Change{}, map[string]string{}
+	byPath := map[string]effects.Change{}
 	for _, c := range cs.Changes {
+		byPath[c.Path] = c
+	}
+	keep := func(c effects.Change) {
 		if c.Kind == effects.MetaChanged && c.After != nil && c.After.Type == effects.TypeDir &&
 			len(c.Meta) == 1 && c.Meta[0] == "mtime" {
-			continue
+			return
 		}
 		out[c.Path] = c
 	}
-	return out
+	for _, c := range cs.Changes {
+		if c.Kind != effects.Renamed {
+			keep(c)
+		}
+	}
+	for _, c := range cs.Changes {
+		if c.Kind != effects.Renamed {
+			continue
+		}
+		if _, ok := byPath[c.From]; !ok {
+			out[c.From] = effects.Change{Path: c.From, Kind: effects.Deleted, Before: c.Before}
+		}
+		out[c.Path] = effects.Change{Path: c.Path, Kind: effects.Created, After: c.After}
+		// The source still holds what was moved: runs never change it.
+		_ = filepath.WalkDir(c.From, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == c.From {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			obj := objectOf(p, info)
+			if _, ok := byPath[p]; !ok {
+				out[p] = effects.Change{Path: p, Kind: effects.Deleted, Before: obj}
+			}
+			moved := filepath.Join(c.Path, strings.TrimPrefix(p, c.From+"/"))
+			switch below, ok := byPath[moved]; {
+			case !ok:
+				out[moved] = effects.Change{Path: moved, Kind: effects.Created, After: obj}
+				origins[moved] = p
+			case below.Kind == effects.Deleted:
+				delete(out, moved)
+			default:
+				out[moved] = effects.Change{Path: moved, Kind: effects.Created, After: below.After}
+			}
+			return nil
+		})
+	}
+	return out, origins
+}
+
+// objectOf describes the file at p as a change set would.
+func objectOf(p string, info fs.FileInfo) *effects.Object {
+	o := &effects.Object{Type: effects.FileTypeOf(info.Mode()), Size: info.Size(), Mode: info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		o.UID, o.GID = int(st.Uid), int(st.Gid)
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		o.Target, _ = os.Readlink(p)
+	}
+	return o
 }
 
 // compareChanges lists the differences between two runs' file system
 // changes.
 func (h *harness) compareChanges(a, b *execution, na, nb string) ([]string, error) {
-	ca, cb := relevant(a.changes), relevant(b.changes)
+	ca, originA := relevant(a.changes)
+	cb, originB := relevant(b.changes)
 	var paths []string
 	for p := range ca {
 		paths = append(paths, p)
@@ -148,7 +212,13 @@ func (h *harness) compareChanges(a, b *execution, na, nb string) ([]string, erro
 			continue
 		}
 		fa, okA := a.newVersion(p)
+		if o, moved := originA[p]; moved {
+			fa, okA = o, true
+		}
 		fb, okB := b.newVersion(p)
+		if o, moved := originB[p]; moved {
+			fb, okB = o, true
+		}
 		if !okA || !okB {
 			return nil, fmt.Errorf("compare %s: the new version of a changed file is missing", p)
 		}

@@ -84,7 +84,7 @@ func TestRelevant(t *testing.T) {
 		{Path: "/b/testbed/f", Kind: effects.MetaChanged, Before: file, After: file, Meta: []string{"mtime"}},
 		{Path: "/b/testbed/new", Kind: effects.Created, After: dir},
 	}}
-	got := relevant(cs)
+	got, _ := relevant(cs)
 	if _, ok := got["/b/testbed"]; ok {
 		t.Error("a directory whose only change is its mtime was kept")
 	}
@@ -218,5 +218,50 @@ func TestResultAdd(t *testing.T) {
 	}
 	if a := (Score{}).Accuracy(); a != 0 {
 		t.Errorf("accuracy of nothing %v", a)
+	}
+}
+
+func TestRelevantSpellsOutRenames(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.Mkdir(from, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kept", "edited", "removed"} {
+		if err := os.WriteFile(filepath.Join(from, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &effects.Object{Type: effects.TypeDir, Mode: 0o755}
+	f := &effects.Object{Type: effects.TypeFile, Mode: 0o600, Size: 3}
+	cs := &effects.ChangeSet{Changes: []effects.Change{
+		{Path: to, From: from, Kind: effects.Renamed, Before: d, After: d},
+		{Path: filepath.Join(to, "edited"), Kind: effects.Modified, After: f},
+		{Path: filepath.Join(to, "removed"), Kind: effects.Deleted},
+		{Path: filepath.Join(to, "new"), Kind: effects.Created, After: f},
+	}}
+	got, origins := relevant(cs)
+	want := map[string]effects.Kind{
+		from: effects.Deleted, filepath.Join(from, "kept"): effects.Deleted,
+		filepath.Join(from, "edited"): effects.Deleted, filepath.Join(from, "removed"): effects.Deleted,
+		to: effects.Created, filepath.Join(to, "kept"): effects.Created,
+		filepath.Join(to, "edited"): effects.Created, filepath.Join(to, "new"): effects.Created,
+	}
+	for p, k := range want {
+		if got[p].Kind != k {
+			t.Errorf("%s: %q, want %q", p, got[p].Kind, k)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d changes, want %d: %v", len(got), len(want), got)
+	}
+	if got[filepath.Join(to, "edited")].After != f {
+		t.Error("the edited file lost the run's new object")
+	}
+	if o := got[filepath.Join(to, "kept")].After; o == nil || o.Type != effects.TypeFile || o.Mode != 0o644 || o.Size != 4 {
+		t.Errorf("the moved file is described as %+v", o)
+	}
+	if len(origins) != 1 || origins[filepath.Join(to, "kept")] != filepath.Join(from, "kept") {
+		t.Errorf("origins %v, want only the kept file's", origins)
 	}
 }
