@@ -271,7 +271,8 @@ func TestStreamInREPL(t *testing.T) {
 
 // screen plays the few terminal sequences liveRegion writes (text, \r,
 // \n, cursor up, clear to the end of the screen) and returns the rows
-// left on the screen.
+// left on the screen. \n also goes back to column 0, as a terminal's
+// output processing (onlcr) makes it.
 func screen(out string) []string {
 	rows := []string{""}
 	row, col := 0, 0
@@ -295,7 +296,7 @@ func screen(out string) []string {
 		case '\r':
 			col = 0
 		case '\n':
-			row++
+			row, col = row+1, 0
 			if row == len(rows) {
 				rows = append(rows, "")
 			}
@@ -343,6 +344,29 @@ func TestLiveRegion(t *testing.T) {
 	r.end()
 	if rows := screen(w.String()); len(rows) != 0 {
 		t.Errorf("the region left on the screen:\n%s", strings.Join(rows, "\n"))
+	}
+}
+
+// TestLiveRegionSay: what nash -c says while the live region is up (the
+// examples run again after a revision) stays on the screen above it; the
+// region's redraws do not erase it.
+func TestLiveRegionSay(t *testing.T) {
+	var w bytes.Buffer
+	l := &liner{errw: &w, sty: newStyles(false), opts: LineOptions{Live: true, Width: 40}}
+	_, done := l.busy(context.Background(), "running the examples again")
+	l.live.draw()
+	l.say(evFailed{errors.New("example 1: boom")})
+	l.live.draw()
+	l.say(evFailed{errors.New("example 2: bang")})
+	l.live.draw()
+	rows := screen(w.String())
+	if len(rows) != 3 || rows[0] != "nash: example 1: boom" || rows[1] != "nash: example 2: bang" ||
+		!strings.HasPrefix(rows[2], "running the examples again… ") {
+		t.Fatalf("while busy the screen shows:\n%s", strings.Join(rows, "\n"))
+	}
+	done()
+	if rows := screen(w.String()); len(rows) != 2 || rows[1] != "nash: example 2: bang" {
+		t.Errorf("after the work the screen shows:\n%s", strings.Join(rows, "\n"))
 	}
 }
 

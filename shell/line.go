@@ -413,6 +413,12 @@ func (l *liner) allowNet(q netQuestion) ([]egress.Rule, error) {
 }
 
 func (l *liner) say(ev event) {
+	if l.live != nil {
+		// Busy with something that speaks as it goes (the examples
+		// run again): the words go above the live region.
+		l.live.hide()
+		defer l.live.show()
+	}
 	w := l.errw
 	switch ev := ev.(type) {
 	case evQuestion:

@@ -112,11 +112,12 @@ type liveRegion struct {
 	st    *styles
 	width int
 
-	mu   sync.Mutex
-	t    liveText
-	rows int // rows drawn, 0 when nothing is
-	stop chan struct{}
-	done chan struct{}
+	mu     sync.Mutex
+	t      liveText
+	rows   int  // rows drawn, 0 when nothing is
+	hidden bool // erased while lines are written in its place
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // startLive draws the status of what and redraws it until the returned
@@ -160,9 +161,30 @@ func (r *liveRegion) end() {
 	r.clear()
 }
 
+// hide erases the region and keeps it off the screen until show, so that
+// lines written meanwhile (the flow's words while it is busy) stay above
+// it rather than being erased by the next redraw.
+func (r *liveRegion) hide() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hidden = true
+	r.clear()
+}
+
+// show draws the region again below what was written while it was hidden.
+func (r *liveRegion) show() {
+	r.mu.Lock()
+	r.hidden = false
+	r.mu.Unlock()
+	r.draw()
+}
+
 func (r *liveRegion) draw() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.hidden {
+		return
+	}
 	rows := r.t.lines(r.st, r.width-1, maxLiveLines)
 	rows = append(rows, r.st.dim.Render(ansi.Truncate(r.t.status(time.Now()), r.width-1, "…")))
 	r.clear()
