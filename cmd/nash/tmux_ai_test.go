@@ -175,7 +175,7 @@ func TestTmuxRunHistory(t *testing.T) {
 			tn.send("M-n")
 			tn.waitFor(`\[c\]ommit, \[a\]bort`)
 			tn.typeLine("c")
-			tn.waitFor(`committed as transaction`)
+			tn.waitFor(`committed as transaction[^\n]*\n(.*\n)*` + shellPrompts[shell] + `\s*$`)
 			if got := tn.file("f.txt"); got != "from-alt-n\n" {
 				tn.fatalf("f.txt = %q", got)
 			}
@@ -306,6 +306,9 @@ func TestTmuxFirstStart(t *testing.T) {
 	// The prompt works meanwhile, and the next start says nothing.
 	tn.typeLine("echo typed-ok")
 	tn.waitFor(`(?m)^typed-ok`)
+	// What is typed while a command runs goes to the command: wait for
+	// the prompt.
+	tn.waitFor(`no changes\s*\n.*\[   \] \s*$`)
 	tn.typeLine("exit")
 	tn.waitFor(`Pane is dead`)
 	tn.tmux("respawn-pane", "-t", tn.target)
