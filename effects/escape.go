@@ -1,6 +1,9 @@
 package effects
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -194,6 +197,27 @@ func visible(r rune) bool {
 		return false
 	}
 	return unicode.IsPrint(r)
+}
+
+// WriteJSON writes v to w as JSON, indented when indent is set, with a
+// final newline and with what EscapeJSON escapes escaped: C1 controls,
+// bidi overrides, embeddings, isolates and marks, and every other rune
+// that would hide or spoof text on a terminal, come out as \uXXXX, which
+// reads back as the same string. HTML's characters are not escaped:
+// scripts read as written (> stays >, not \u003e). It is the one way nash
+// prints JSON.
+func WriteJSON(w io.Writer, v any, indent bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(EscapeJSON(buf.Bytes()))
+	return err
 }
 
 // EscapeJSON makes JSON text safe to print on a terminal: every rune that

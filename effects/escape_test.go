@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -224,4 +225,29 @@ func ExampleEscapeText() {
 	// Output:
 	// echo 'done'\x1b[1A\x1b[2K
 	// rm -rf ~
+}
+
+// TestWriteJSON: C1 controls and bidi controls (and every other rune
+// Escape makes visible) come out of WriteJSON escaped, and read back.
+func TestWriteJSON(t *testing.T) {
+	in := map[string]string{"path": "a\u0085b\u009b2J\u202ec\u2066d\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d<&>"}
+	for _, indent := range []bool{false, true} {
+		var b strings.Builder
+		if err := WriteJSON(&b, in, indent); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, r := range in["path"] {
+			if r >= 0x80 && strings.ContainsRune(out, r) {
+				t.Errorf("WriteJSON(indent %v) leaves U+%04X raw: %q", indent, r, out)
+			}
+		}
+		var back map[string]string
+		if err := json.Unmarshal([]byte(out), &back); err != nil || back["path"] != in["path"] {
+			t.Errorf("WriteJSON(indent %v) = %q reads back as %q, %v", indent, out, back["path"], err)
+		}
+		if !strings.HasSuffix(out, "}\n") {
+			t.Errorf("WriteJSON(indent %v) = %q: no final newline", indent, out)
+		}
+	}
 }

@@ -370,42 +370,6 @@ func copyMeta(src, dst string, fi fs.FileInfo) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, dst, ts, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// overwrite replaces the content, mode and times of the regular file dst
-// with those of src, keeping dst's inode (and so its other hard links).
-func overwrite(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return err
-	}
-	if err := out.Truncate(0); err != nil {
-		out.Close()
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	st := fi.Sys().(*unixStat)
-	ts := []unix.Timespec{unix.NsecToTimespec(st.Atim.Nano()), unix.NsecToTimespec(st.Mtim.Nano())}
-	return unix.UtimesNanoAt(unix.AT_FDCWD, dst, ts, unix.AT_SYMLINK_NOFOLLOW)
-}
-
 // syncFS flushes the file system that holds p (one syncfs, not an fsync per
 // file).
 func syncFS(p string) error {

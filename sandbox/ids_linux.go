@@ -183,19 +183,29 @@ func accessBits(p string) uint32 {
 // maps it. Its owner is the user: for a directory of another
 // owner, the owner's permission bits become what the user may do there.
 func dirAttrs(upper, p string, st *unix.Stat_t, m *ids) error {
-	mode := st.Mode & 0o7777
-	if !m.uidMapped(st.Uid) {
-		mode = mode&^0o700 | accessBits(p)
-	}
-	if st.Gid != uint32(m.gid) && m.gidMapped(st.Gid) {
-		if err := unix.Lchown(upper, -1, int(st.Gid)); err != nil {
+	t := topAttrs(p, st, m)
+	if t.GID >= 0 {
+		if err := unix.Lchown(upper, -1, t.GID); err != nil {
 			return fmt.Errorf("create layer dir: %w", err)
 		}
 	}
-	if err := unix.Chmod(upper, mode); err != nil {
+	if err := unix.Chmod(upper, t.Mode); err != nil {
 		return fmt.Errorf("create layer dir: %w", err)
 	}
 	return nil
+}
+
+// topAttrs is what dirAttrs gives a directory standing in for p: for an
+// upper dir the init makes (on the scratch tmpfs), the init applies it.
+func topAttrs(p string, st *unix.Stat_t, m *ids) *sandboxinit.Top {
+	t := &sandboxinit.Top{Mode: st.Mode & 0o7777, GID: -1}
+	if !m.uidMapped(st.Uid) {
+		t.Mode = t.Mode&^0o700 | accessBits(p)
+	}
+	if st.Gid != uint32(m.gid) && m.gidMapped(st.Gid) {
+		t.GID = int(st.Gid)
+	}
+	return t
 }
 
 // plant prepares, for each path an ordinary user's script is expected to
@@ -203,11 +213,14 @@ func dirAttrs(upper, p string, st *unix.Stat_t, m *ids) error {
 // directories the overlay could not copy up on the way to it: from the
 // overlay's top down to the deepest directory on the way that has an id
 // the sandbox does not map, every directory is made in the upper dir. It
-// returns the live paths of the planted directories.
-func plant(layers []sandboxinit.Layer, paths []string, m *ids) ([]string, error) {
+// returns the live paths of the planted directories. A layer whose upper
+// dir the init makes on the run's scratch tmpfs (Scratch), where nash
+// cannot plant before the run, is first given one on disk, in runDir.
+func plant(layers []sandboxinit.Layer, paths []string, m *ids, runDir string) ([]string, error) {
 	type dir struct {
-		live, upper string
-		st          unix.Stat_t
+		live, rel, upper string
+		li               int
+		st               unix.Stat_t
 	}
 	var plants []dir
 	done := map[string]bool{}
@@ -227,8 +240,8 @@ func plant(layers []sandboxinit.Layer, paths []string, m *ids) ([]string, error)
 				chain = nil // missing, or not a directory: start above it
 				continue
 			}
-			up := filepath.Join(l.Upper, strings.TrimPrefix(strings.TrimPrefix(q, l.Point), "/"))
-			chain = append(chain, dir{q, up, st})
+			rel := strings.TrimPrefix(strings.TrimPrefix(q, l.Point), "/")
+			chain = append(chain, dir{live: q, rel: rel, li: li, st: st})
 		}
 		deepest := -1
 		for i, d := range chain {
@@ -250,6 +263,14 @@ func plant(layers []sandboxinit.Layer, paths []string, m *ids) ([]string, error)
 	}
 	if len(plants) == 0 {
 		return nil, nil
+	}
+	for li := range touched {
+		if err := layerOnDisk(&layers[li], li, runDir, m); err != nil {
+			return nil, err
+		}
+	}
+	for i := range plants {
+		plants[i].upper = filepath.Join(layers[plants[i].li].Upper, plants[i].rel)
 	}
 	// Made top down with room to make their children, then given their
 	// attributes, which may take that room away, bottom up.
@@ -280,6 +301,24 @@ func plant(layers []sandboxinit.Layer, paths []string, m *ids) ([]string, error)
 	}
 	slices.Sort(planted)
 	return planted, nil
+}
+
+// layerOnDisk gives a layer on the scratch tmpfs (which the init makes)
+// upper and work dirs on disk, in runDir, as the working directory's
+// layer has: nash can then plant in it before the run.
+func layerOnDisk(l *sandboxinit.Layer, i int, runDir string, m *ids) error {
+	if !l.Scratch {
+		return nil
+	}
+	l.Scratch, l.Top = false, nil
+	l.Upper = filepath.Join(runDir, upperPrefix+strconv.Itoa(i))
+	l.Work = filepath.Join(runDir, workPrefix+strconv.Itoa(i))
+	for _, d := range []string{l.Upper, l.Work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("create layer dir: %w", err)
+		}
+	}
+	return matchTop(l.Upper, l.Point, m)
 }
 
 // openUppers gives the user back, once the script has ended, the access

@@ -275,7 +275,7 @@ func TestPlantMakesUnmappedParents(t *testing.T) {
 	if os.Getuid() != 0 {
 		m = &ids{uid: os.Getuid(), gid: os.Getgid()}
 	}
-	planted, err := plant(layers, []string{filepath.Join(leaf, "new-file")}, m)
+	planted, err := plant(layers, []string{filepath.Join(leaf, "new-file")}, m, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if scenario := os.Getenv("NASH_TEST_DISKFULL"); scenario != "" {
+		os.Exit(diskFullMain(scenario))
+	}
+	if text := os.Getenv("NASH_TEST_TIOCSTI"); text != "" {
+		os.Exit(tiocstiMain(text))
+	}
 	if os.Getenv("NASH_TEST_RENAME") != "" {
 		os.Exit(renameMain(os.Args[1:]))
 	}

@@ -340,7 +340,7 @@ func keepOld(o walOp) error {
 		}
 		return nil
 	}
-	if err := copyTree(o.Path, o.Stash+".tmp"); err != nil {
+	if err := copyFromLive(o.Path, o.Stash+".tmp"); err != nil {
 		return fmt.Errorf("keep old version of %s: %w", o.Path, err)
 	}
 	if err := os.Rename(o.Stash+".tmp", o.Stash); err != nil {
@@ -349,7 +349,7 @@ func keepOld(o walOp) error {
 	if err := syncDir(filepath.Dir(o.Stash)); err != nil {
 		return err
 	}
-	return removeAll(o.Path)
+	return removeLive(o.Path)
 }
 
 // restoreMovedOver puts back, where an undo moved a directory away from,
@@ -361,11 +361,7 @@ func restoreMovedOver(o walOp) error {
 		}
 		return nil
 	}
-	tmp := o.From + ".nash-new"
-	if err := copyTree(o.Src, tmp); err != nil {
-		return fmt.Errorf("put %s back: %w", o.From, err)
-	}
-	if err := renameNoSymlinks(tmp, o.From, unix.RENAME_NOREPLACE); err != nil {
+	if err := copyIntoLive(o.Src, o.From, newSuffix, false); err != nil {
 		return fmt.Errorf("put %s back: %w", o.From, err)
 	}
 	return nil
@@ -377,10 +373,10 @@ func rollbackMove(o walOp) error {
 	exists := func(p string) bool { var st unix.Stat_t; return unix.Lstat(p, &st) == nil }
 	if o.Src != "" {
 		// Undo restoreMovedOver: the object goes back where it came from.
-		_ = removeAll(o.From + ".nash-new")
+		_ = removeLive(o.From + newSuffix)
 		if exists(o.Path) && exists(o.From) {
 			if o.XApply {
-				if err := removeAll(o.From); err != nil {
+				if err := removeLive(o.From); err != nil {
 					return err
 				}
 			} else if !exists(o.Src) {
@@ -403,7 +399,7 @@ func rollbackMove(o walOp) error {
 		return nil
 	}
 	if o.XStash {
-		if err := copyTree(o.Stash, o.Path); err != nil {
+		if err := copyIntoLive(o.Stash, o.Path, oldSuffix, false); err != nil {
 			return fmt.Errorf("roll back %s: %w", o.Path, err)
 		}
 		return removeAll(o.Stash)

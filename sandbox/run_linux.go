@@ -22,6 +22,18 @@ import (
 	"github.com/nash-shell/nash/sandbox/egress"
 )
 
+// defaultScratchSize is DefaultScratchSize, or a quarter of the memory
+// when that is less.
+func defaultScratchSize() int64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) == nil {
+		if q := int64(si.Totalram) * int64(si.Unit) / 4; q > 0 && q < DefaultScratchSize {
+			return q
+		}
+	}
+	return DefaultScratchSize
+}
+
 // Pending is a finished run waiting for commit or abort.
 type Pending struct {
 	ID       string             `json:"id"`
@@ -36,6 +48,13 @@ type Pending struct {
 	// namespaces are unavailable and Unprotected allowed it.
 	Unsandboxed bool      `json:"unsandboxed,omitempty"`
 	Started     time.Time `json:"started"`
+	// ScratchFull, when not zero, is the size of the run's scratch space,
+	// which the script filled: its writes outside the working directory
+	// beyond it failed with "No space left on device".
+	ScratchFull int64 `json:"scratch_full,omitempty"`
+	// Unlimited names the limits this system could not apply to the run
+	// ("processes").
+	Unlimited []string `json:"unlimited,omitempty"`
 	// Network lists what the run tried to reach outside the sandbox,
 	// allowed or not (none when it had the host's network, unwatched).
 	Network []egress.Contact `json:"network,omitempty"`
@@ -47,7 +66,8 @@ type Pending struct {
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
 // left unfinished in the state directory.
 func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
-	s := &Sandbox{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, torndown: map[string]<-chan error{}, light: map[string]lightRun{}}
+	s := &Sandbox{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, torndown: map[string]<-chan error{}, light: map[string]lightRun{},
+		maxProcs: DefaultMaxProcesses, scratchSize: defaultScratchSize()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -87,7 +107,13 @@ func New(ctx context.Context, opts ...Option) (*Sandbox, error) {
 		return nil, err
 	}
 	rep, err := s.Recover(ctx)
-	if err != nil {
+	var re *RecoveryError
+	switch {
+	case errors.As(err, &re):
+		// A roll-back short of space, say: nash stays usable, and says
+		// so (Unrecovered).
+		s.unrecovered = re
+	case err != nil:
 		return nil, err
 	}
 	s.lastRecovery = rep
@@ -229,7 +255,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	var planted []string
 	if planErr == nil && m != nil {
 		writes := <-writesCh
-		planted, planErr = plant(plan.Layers, writes, m)
+		planted, planErr = plant(plan.Layers, writes, m, runDir)
 		if ws := warnings(writes, m); len(ws) > 0 && s.warn != nil && planErr == nil {
 			s.warn(ws)
 		}
@@ -257,6 +283,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		Version: sandboxinit.Version,
 		Plan:    *plan, Script: script, Shell: s.shell, Dir: s.dir, Env: s.env,
 		Net: s.network, Unprotected: s.unprotected, Root: os.Getuid() == 0,
+		MaxProcs: s.maxProcs, ScratchSize: s.scratchSize,
 	}
 	nr := ch.net
 	// The record is written while the init builds the root. Until it is
@@ -272,9 +299,17 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	if (s.sweepDue || s.trashDue) && s.sweep() {
 		s.sweepDue, s.trashDue = false, false
 	}
-	res, done, err := ch.finish(ctx)
+	res, scratchFS, done, err := ch.finish(ctx)
 	contacts, netErr := nr.stop()
 	if err != nil {
+		_ = s.removeRunFiles(rec)
+		return nil, err
+	}
+	// From here on the scratch tmpfs is reached through the descriptor
+	// the init handed back: its mount namespace is gone, or going.
+	lr := lightRun{scratch: scratch, scratchFS: scratchFS}
+	s.light[id] = lr
+	if err := reachScratch(plan.Layers, scratchFS); err != nil {
 		_ = s.removeRunFiles(rec)
 		return nil, err
 	}
@@ -301,7 +336,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 		}
 	}
 	rec.State, rec.ExitCode = runPending, res.ExitCode
-	lr := lightRun{scratch: scratch, light: isLight(cs)}
+	lr.light = isLight(cs)
 	if len(ops) == 0 {
 		// Nothing to commit, and nothing on disk depends on the state:
 		// recovery goes by the owner, and only this process commits its
@@ -316,12 +351,43 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	s.light[id] = lr
 	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started, Network: contacts,
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Unlimited: res.Limits, Network: contacts,
 	}
 	if netErr != nil {
 		p.NetworkError = netErr.Error()
 	}
+	if scratchFS != nil && scratchFull(scratchFS) {
+		p.ScratchFull = s.scratchSize
+	}
 	return p, nil
+}
+
+// reachScratch points the layers on the scratch tmpfs at it through the
+// descriptor the init handed back (/proc/self/fd/N/...).
+func reachScratch(layers []sandboxinit.Layer, fs *os.File) error {
+	for i := range layers {
+		l := &layers[i]
+		if !l.Scratch {
+			continue
+		}
+		if fs == nil {
+			return errors.New("the sandbox init did not hand back the run's scratch space")
+		}
+		base := "/proc/self/fd/" + strconv.Itoa(rawFd(fs))
+		l.Upper = filepath.Join(base, filepath.Base(l.Upper))
+		l.Work = filepath.Join(base, filepath.Base(l.Work))
+	}
+	return nil
+}
+
+// scratchFull reports whether a run's scratch tmpfs is full, or nearly:
+// writes outside the working directory failed with ENOSPC inside.
+func scratchFull(fs *os.File) bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(rawFd(fs), &st); err != nil || st.Blocks == 0 {
+		return false
+	}
+	return st.Bavail*100 < st.Blocks || st.Files > 0 && st.Ffree*100 < st.Files
 }
 
 // matchTop gives an upper dir the mode (and, for root, the owner) of the
@@ -369,32 +435,40 @@ func (s *Sandbox) plan(runDir string, m *ids) (*sandboxinit.Plan, string, error)
 	// much again to remove), and overlayfs creates four more in each work
 	// dir. So only the overlay that covers the working directory, where
 	// work happens, gets its upper there; the others (/usr, /etc, /tmp,
-	// $HOME when the work is elsewhere, ...) get theirs on tmpfs, which
-	// costs next to nothing, and commit by copy in the rare case they
-	// change. The new root's mount point lives there too.
-	// The scratch dir's name says which process owns it, so that one left
-	// behind (its state dir deleted, or a crash) is found and removed by a
-	// later nash once that process is gone.
+	// $HOME when the work is elsewhere, ...) get theirs on the run's
+	// scratch tmpfs, which costs next to nothing, and commit by copy in
+	// the rare case they change. The init mounts that tmpfs, capped at the
+	// scratch size, so that what a script writes there cannot take the
+	// host's memory: writes beyond the cap fail inside with ENOSPC. It
+	// is freed when the run is committed or aborted. The new root's mount
+	// point lives there too.
+	// The scratch mount point's name says which process owns it, so that
+	// one left behind (its state dir deleted, or a crash) is found and
+	// removed by a later nash once that process is gone.
 	scratch, err := os.MkdirTemp(scratchBase, s.scratchPrefix())
 	if err != nil {
-		scratch = ""
+		scratch = filepath.Join(runDir, "scratch")
+		if err := os.Mkdir(scratch, 0o700); err != nil {
+			return nil, "", fmt.Errorf("create run scratch dir: %w", err)
+		}
 	}
-	plan.Root = filepath.Join(runDir, "root")
-	if scratch != "" {
-		plan.Root = filepath.Join(scratch, "root")
-	}
-	if err := os.Mkdir(plan.Root, 0o700); err != nil {
-		return nil, scratch, fmt.Errorf("create run root: %w", err)
-	}
+	plan.Scratch = scratch
+	plan.Root = filepath.Join(scratch, "root")
 	stateDev := devOf(s.stateDir)
 	for i := range plan.Layers {
 		l := &plan.Layers[i]
-		base := runDir
-		if scratch != "" && (devOf(l.Point) != stateDev || !under(s.dir, l.Point)) {
-			base = scratch
+		if devOf(l.Point) != stateDev || !under(s.dir, l.Point) {
+			l.Scratch = true // the init makes its dirs
+			l.Upper = filepath.Join(scratch, upperPrefix+strconv.Itoa(i))
+			l.Work = filepath.Join(scratch, workPrefix+strconv.Itoa(i))
+			var st unix.Stat_t
+			if m != nil && unix.Stat(l.Point, &st) == nil {
+				l.Top = topAttrs(l.Point, &st, m) // as matchTop would
+			}
+			continue
 		}
-		l.Upper = filepath.Join(base, upperPrefix+strconv.Itoa(i))
-		l.Work = filepath.Join(base, workPrefix+strconv.Itoa(i))
+		l.Upper = filepath.Join(runDir, upperPrefix+strconv.Itoa(i))
+		l.Work = filepath.Join(runDir, workPrefix+strconv.Itoa(i))
 		for _, d := range []string{l.Upper, l.Work} {
 			if err := os.Mkdir(d, 0o700); err != nil {
 				return nil, scratch, fmt.Errorf("create layer dir: %w", err)
@@ -404,9 +478,7 @@ func (s *Sandbox) plan(runDir string, m *ids) (*sandboxinit.Plan, string, error)
 			return nil, scratch, err
 		}
 	}
-	if scratch != "" {
-		plan.Hide = append(plan.Hide, scratch)
-	}
+	plan.Hide = append(plan.Hide, scratch)
 	if s.breakOverlay != "" {
 		// Tests only: split the layer over breakOverlay out and point its
 		// lower at a path that does not exist.
@@ -443,118 +515,19 @@ func sameWriter(a, b io.Writer) (same bool) {
 	return a != nil && a == b
 }
 
-// stdinChunks starts, once per Sandbox, the goroutine that reads a stdin
-// that is not a file, so that successive runs take their input from it in
-// order instead of racing for it.
-func (s *Sandbox) stdinChunks(in io.Reader) <-chan []byte {
-	s.stdinOnce.Do(func() {
-		ch := make(chan []byte)
-		s.stdinCh = ch
-		go func() {
-			defer close(ch)
-			for {
-				buf := make([]byte, 32<<10)
-				n, err := in.Read(buf)
-				if n > 0 {
-					ch <- buf[:n]
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-	})
-	return s.stdinCh
-}
-
 // child is a started sandbox init, waiting for its config.
 type child struct {
 	cmd  *exec.Cmd
 	cfgW *os.File
-	resR *os.File
+	ctl  *sandboxinit.Control
 	done chan error // yields cmd.Wait's result once the namespaces are gone
-	// copied yield when the script's output has been copied whole to
-	// writers that are not files.
-	copied []chan struct{}
-	// ended is closed when the run is over, to stop forwarding stdin.
+	io   *streams
+	// ended is closed when the run is over, to stop feeding stdin.
 	ended chan struct{}
 	// sendErr is what sending the config failed with.
 	sendErr error
 	// net serves the run's network (nil when it has the host's).
 	net *netRun
-}
-
-// stdio gives the init the sandbox's streams: files directly, anything
-// else through a pipe and a copying goroutine. It returns the pipe ends to
-// close once the init has started, and the copies to wait for.
-func (s *Sandbox) stdio(cmd *exec.Cmd, ended <-chan struct{}) (closeAfter []*os.File, copied []chan struct{}, err error) {
-	switch in := s.stdin.(type) {
-	case nil:
-	case *os.File:
-		cmd.Stdin = in
-	default:
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, nil, err
-		}
-		cmd.Stdin = r
-		closeAfter = append(closeAfter, r)
-		chunks := s.stdinChunks(in)
-		go func() {
-			// Forward until the input ends or the run does; input that
-			// arrives later is left for the next run.
-			defer w.Close()
-			for {
-				select {
-				case <-ended:
-					return
-				case b, ok := <-chunks:
-					if !ok {
-						return
-					}
-					if _, err := w.Write(b); err != nil {
-						return
-					}
-				}
-			}
-		}()
-	}
-	out := func(dst io.Writer) (*os.File, error) {
-		if f, ok := dst.(*os.File); ok || dst == nil {
-			return f, nil
-		}
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		closeAfter = append(closeAfter, w)
-		done := make(chan struct{})
-		copied = append(copied, done)
-		go func() {
-			_, _ = io.Copy(dst, r)
-			r.Close()
-			close(done)
-		}()
-		return w, nil
-	}
-	if cmd.Stdout, err = out(s.stdout); err != nil {
-		return nil, nil, err
-	}
-	if sameWriter(s.stdout, s.stderr) {
-		// One writer for both: one pipe, so writes keep their order and
-		// two copies never write it at once (as os/exec does).
-		cmd.Stderr = cmd.Stdout
-	} else if cmd.Stderr, err = out(s.stderr); err != nil {
-		return nil, nil, err
-	}
-	// A nil *os.File in an interface is not nil: unset those.
-	if f, ok := cmd.Stdout.(*os.File); ok && f == nil {
-		cmd.Stdout = nil
-	}
-	if f, ok := cmd.Stderr.(*os.File); ok && f == nil {
-		cmd.Stderr = nil
-	}
-	return closeAfter, copied, nil
 }
 
 // spawn starts the sandbox init in its new namespaces. It waits on its
@@ -565,35 +538,39 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	resR, resW, err := os.Pipe()
+	ctlNash, ctlInit, err := sandboxinit.NewControlPair()
 	if err != nil {
 		cfgR.Close()
 		cfgW.Close()
 		return nil, err
 	}
+	ctlF := os.NewFile(uintptr(ctlInit), "control")
 	cmd := exec.Command(s.exe)
 	cmd.Args = []string{"nash-sandbox"}
 	cmd.Env = []string{sandboxinit.EnvVar + "=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	ended := make(chan struct{})
-	closeAfter, copied, err := s.stdio(cmd, ended)
+	st, err := s.streams(ended)
 	if err != nil {
 		cfgR.Close()
 		cfgW.Close()
-		resR.Close()
-		resW.Close()
+		ctlF.Close()
+		unix.Close(ctlNash)
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{cfgR, resW}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = st.files[0], st.files[1], st.files[2]
+	cmd.ExtraFiles = []*os.File{cfgR, ctlF}
 	var netParent, netChild *os.File
 	if !s.network {
 		if netParent, netChild, err = sandboxnet.SocketPair(); err != nil {
 			cfgR.Close()
 			cfgW.Close()
-			resR.Close()
-			resW.Close()
+			ctlF.Close()
+			unix.Close(ctlNash)
+			st.closeAll()
 			return nil, err
 		}
-		// The init's end is the descriptor after those it already gets.
+		// The init's end is the descriptor after those it already gets;
+		// the init keeps it open (closeInherited).
 		cmd.Env = append(cmd.Env, sandboxinit.EgressEnvVar+"="+strconv.Itoa(3+len(cmd.ExtraFiles)))
 		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild)
 	}
@@ -606,7 +583,9 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 	if !s.network {
 		flags |= syscall.CLONE_NEWNET
 	}
-	attr := &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
+	// A session of its own: the person's terminal is not the init's
+	// controlling terminal, and its signals go to nash alone.
+	attr := &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL, Setsid: true}
 	if uid == 0 {
 		// Root maps every id, so files of every owner can be copied up.
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
@@ -648,10 +627,8 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 	}()
 	err = <-started
 	cfgR.Close()
-	resW.Close()
-	for _, f := range closeAfter {
-		f.Close()
-	}
+	ctlF.Close()
+	st.started()
 	if err == nil && attr.GidMappings == nil && uid != 0 {
 		if err = mapGIDs(cmd.Process.Pid, m); err != nil {
 			_ = cmd.Process.Kill()
@@ -664,89 +641,150 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 	if err != nil {
 		close(ended)
 		cfgW.Close()
-		resR.Close()
+		unix.Close(ctlNash)
+		st.closeAll()
 		if netParent != nil {
 			netParent.Close()
 		}
 		return nil, unavailable(err)
 	}
-	ch := &child{cmd: cmd, cfgW: cfgW, resR: resR, done: done, copied: copied, ended: ended}
+	ch := &child{cmd: cmd, cfgW: cfgW, ctl: sandboxinit.NewControl(ctlNash), done: done, io: st, ended: ended}
 	if netParent != nil {
 		ch.net = s.startNet(netParent)
 	}
 	return ch, nil
 }
 
-// kill stops the init and waits until it is gone.
+// kill stops the init before send and waits until it is gone.
 func (c *child) kill() {
-	close(c.ended)
 	c.cfgW.Close()
-	_ = c.cmd.Process.Kill()
-	<-c.done
-	c.resR.Close()
-	c.net.abandon()
+	c.stop()
 }
 
 // send sends the init its config, which sets it going.
 func (c *child) send(cfg *sandboxinit.Config) {
+	if c.io.term != nil {
+		cfg.Tty = c.io.term.config()
+	}
 	_, c.sendErr = c.cfgW.Write(sandboxinit.EncodeConfig(cfg))
 	c.cfgW.Close()
 }
 
 // stop kills the init after send and waits until it is gone.
 func (c *child) stop() {
-	close(c.ended)
 	_ = c.cmd.Process.Kill()
 	<-c.done
-	c.resR.Close()
+	c.ctl.Close()
+	c.io.end(c.ended)
 	c.net.abandon()
 }
 
+// end finishes a run's streams once every process of the sandbox is gone:
+// stdin stops being fed (what the script left unread is kept for what
+// reads next), the output copies reach their end, and the person's
+// terminal is given back.
+func (st *streams) end(ended chan struct{}) {
+	close(ended)
+	if st.feed != nil {
+		st.feed.finish()
+	}
+	for _, d := range st.copies {
+		<-d
+	}
+	if st.term != nil {
+		st.term.finish()
+	}
+}
+
 // finish waits, after send, until the script has ended and every process
-// of the sandbox is gone. The returned channel yields when the namespaces
-// are torn down.
-func (c *child) finish(ctx context.Context) (*sandboxinit.Result, <-chan error, error) {
-	defer c.resR.Close()
-	defer close(c.ended)
+// of the sandbox is gone, relaying the script's terminal meanwhile. It
+// returns the init's result and the run's scratch tmpfs, open (or nil);
+// the returned channel yields when the namespaces are torn down.
+func (c *child) finish(ctx context.Context) (*sandboxinit.Result, *os.File, <-chan error, error) {
 	werr := c.sendErr
-	// The init closes the result pipe right before it exits; reading to
-	// EOF does not wait for the kernel to tear the namespaces down.
-	resCh := make(chan []byte, 1)
+	type report struct {
+		res     []byte
+		scratch int
+		err     error
+	}
+	resCh := make(chan report, 1)
 	go func() {
-		b, _ := io.ReadAll(c.resR)
-		resCh <- b
+		for {
+			kind, body, fd, err := c.ctl.Recv()
+			if err != nil {
+				resCh <- report{err: err, scratch: -1}
+				return
+			}
+			switch {
+			case kind == sandboxinit.MsgResult:
+				resCh <- report{res: append([]byte(nil), body...), scratch: fd}
+				return
+			case kind == sandboxinit.MsgTerminal && fd >= 0 && c.io.term != nil:
+				if err := c.io.term.start(fd); err != nil {
+					unix.Close(fd)
+				}
+			case kind == sandboxinit.MsgStopped && c.io.term != nil:
+				c.io.term.suspend(c.ctl)
+			case kind == sandboxinit.MsgStopped:
+				_ = c.ctl.Send(sandboxinit.MsgContinue, nil, -1)
+			default:
+				if fd >= 0 {
+					unix.Close(fd)
+				}
+			}
+		}
 	}()
-	var out []byte
+	var rep report
 	select {
-	case out = <-resCh:
+	case rep = <-resCh:
 	case <-ctx.Done():
 		_ = c.cmd.Process.Kill()
 		<-c.done
-		return nil, nil, ctx.Err()
+		rep = <-resCh
+		if rep.scratch >= 0 {
+			unix.Close(rep.scratch)
+		}
+		c.ctl.Close()
+		c.io.end(c.ended)
+		return nil, nil, nil, ctx.Err()
+	}
+	c.ctl.Close()
+	var scratch *os.File
+	if rep.scratch >= 0 {
+		scratch = os.NewFile(uintptr(rep.scratch), "scratch")
+	}
+	fail := func(err error) (*sandboxinit.Result, *os.File, <-chan error, error) {
+		if scratch != nil {
+			scratch.Close()
+		}
+		return nil, nil, nil, err
 	}
 	if werr != nil {
 		_ = c.cmd.Process.Kill()
 		<-c.done
-		return nil, nil, fmt.Errorf("send sandbox config: %w", werr)
+		c.io.end(c.ended)
+		return fail(fmt.Errorf("send sandbox config: %w", werr))
 	}
-	// The init closed its stdio before reporting, so the copies end now.
-	for _, d := range c.copied {
-		<-d
-	}
-	if len(out) == 0 {
-		if err := <-c.done; err != nil {
-			return nil, nil, fmt.Errorf("sandbox init failed: %w", err)
+	if rep.err != nil {
+		// The init died without a word.
+		err := <-c.done
+		c.io.end(c.ended)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox init failed: %w", err))
 		}
-		return nil, nil, errors.New("sandbox init said nothing")
+		return fail(errors.New("sandbox init said nothing"))
 	}
-	res, derr := sandboxinit.DecodeResult(out)
+	// The init killed and reaped every other process before it reported:
+	// the script's streams reach their end now.
+	c.io.end(c.ended)
+	res, derr := sandboxinit.DecodeResult(rep.res)
 	if errors.Is(derr, sandboxinit.ErrOtherVersion) {
 		<-c.done
-		return nil, nil, &UnavailableError{Reason: fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", c.cmd.Path)}
+		return fail(&UnavailableError{Reason: fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", c.cmd.Path)})
 	}
 	if derr != nil {
 		<-c.done
-		return nil, nil, derr
+		return fail(derr)
 	}
 	var uerr error
 	switch {
@@ -759,9 +797,9 @@ func (c *child) finish(ctx context.Context) (*sandboxinit.Result, <-chan error, 
 	}
 	if uerr != nil {
 		<-c.done
-		return nil, nil, uerr
+		return fail(uerr)
 	}
-	return res, c.done, nil
+	return res, scratch, c.done, nil
 }
 
 // unavailable explains a failure to create the namespaces.
@@ -796,9 +834,11 @@ func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, 
 
 // lightRun is what this process remembers of a run it made.
 type lightRun struct {
-	scratch string     // the run's scratch dir, as in its record
-	light   bool       // isLight: its remains may wait for a later sweep
-	rec     *runRecord // the pending record, when it was not written
+	scratch string // the run's scratch dir, as in its record
+	// scratchFS is the run's scratch tmpfs, open: closing it frees it.
+	scratchFS *os.File
+	light     bool       // isLight: its remains may wait for a later sweep
+	rec       *runRecord // the pending record, when it was not written
 }
 
 // Limits under which a run's changes are light.
@@ -869,6 +909,9 @@ func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 		err = nil
 	}
 	light := s.light[rec.ID].light
+	if fs := s.light[rec.ID].scratchFS; fs != nil {
+		fs.Close() // what the run wrote outside the working directory: gone
+	}
 	delete(s.light, rec.ID)
 	if light {
 		// Left for the sweep of the next run, here or in a later nash.

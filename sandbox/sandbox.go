@@ -111,9 +111,21 @@ type Sandbox struct {
 	// the sweeps under way, for Close.
 	sweeping sync.Mutex
 	sweeps   sync.WaitGroup
-	// stdinCh carries a non-file stdin to one run after another.
-	stdinOnce sync.Once
-	stdinCh   chan []byte
+	// in is the stdin scripts are fed from, one run after another, when
+	// it is not a terminal (stdio_linux.go).
+	in *input
+	// maxProcs caps each run's processes and threads; scratchSize caps
+	// each run's scratch tmpfs, which holds what it writes outside the
+	// working directory.
+	maxProcs    int
+	scratchSize int64
+	// unrecovered is what New's recovery could not finish: a roll-back
+	// that fell short (no space, say), tried again before each commit and
+	// undo.
+	unrecovered error
+	// fault, set only by tests, is called at named points of commit and
+	// undo (the test seam: fill the disk, swap a directory there).
+	fault func(point string) error
 	// warn receives what a script may not change in the sandbox as
 	// outside (ids_linux.go); ids is who an ordinary user's sandbox maps,
 	// once worked out; newgidmap is the helper's path ("-": none, for
@@ -150,6 +162,41 @@ func Unprotected(on bool) Option { return func(s *Sandbox) { s.unprotected = on 
 // Stdio sets the script's standard streams (default: nash's own).
 func Stdio(in io.Reader, out, err io.Writer) Option {
 	return func(s *Sandbox) { s.stdin, s.stdout, s.stderr = in, out, err }
+}
+
+// DefaultMaxProcesses is how many processes (threads included) a run may
+// have at once unless MaxProcesses says otherwise: far more than a build
+// on a big machine starts, far fewer than a fork bomb would.
+const DefaultMaxProcesses = 4096
+
+// MaxProcesses caps how many processes, threads included, a run may have
+// at once; a fork beyond fails inside with EAGAIN. n <= 0 keeps the
+// default. For root the cap is held by the pid namespace alone, so a run
+// may have up to n+364 (see sandboxinit.PidHeadroom).
+func MaxProcesses(n int) Option {
+	return func(s *Sandbox) {
+		if n > 0 {
+			s.maxProcs = n
+		}
+	}
+}
+
+// DefaultScratchSize is the size of a run's scratch space, where what it
+// writes outside the working directory is held until commit, unless
+// ScratchSize says otherwise: 1 GiB, or a quarter of the memory when
+// that is less.
+const DefaultScratchSize = 1 << 30
+
+// ScratchSize caps, in bytes, what a run may write outside the working
+// directory (to /tmp, /etc, your home when you work elsewhere): it is held
+// in memory until commit, and a write beyond the cap fails inside with
+// ENOSPC (Pending.ScratchFull says so). n <= 0 keeps the default.
+func ScratchSize(n int64) Option {
+	return func(s *Sandbox) {
+		if n > 0 {
+			s.scratchSize = n
+		}
+	}
 }
 
 // Dir sets the script's working directory (default: nash's).

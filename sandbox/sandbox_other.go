@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/nash-shell/nash/effects"
@@ -29,6 +30,8 @@ type Pending struct {
 	Started      time.Time          `json:"started"`
 	Network      []egress.Contact   `json:"network,omitempty"`
 	NetworkError string             `json:"network_error,omitempty"`
+	ScratchFull  int64              `json:"scratch_full,omitempty"`
+	Unlimited    []string           `json:"unlimited,omitempty"`
 }
 
 // Warning is something a script may not be able to change in the sandbox
@@ -177,3 +180,16 @@ func writeFileAtomic(string, []byte) error { return ErrUnsupported }
 // under is never reached here: nothing commits or undoes, so no lock is
 // checked against a change.
 func under(string, string) bool { return false }
+
+// input is the Linux sandbox's stdin feeder; there is none here.
+type input struct{}
+
+// DiscardInput drops what waits in a terminal's input queue; here it does
+// nothing.
+func DiscardInput(f *os.File) {}
+
+// Answers is where nash reads answers after a run: never reached here.
+func (s *Sandbox) Answers() io.Reader { return s.stdin }
+
+// Unrecovered is what recovery could not finish: nothing here.
+func (s *Sandbox) Unrecovered() error { return nil }

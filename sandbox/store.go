@@ -26,6 +26,9 @@ const (
 	StatePartlyUndone TxState = "partly_undone"
 	StateUndone       TxState = "undone"
 	StateForgotten    TxState = "forgotten" // its undo layer was released
+	// StateRolledBack is a commit or undo that failed and was rolled back
+	// with paths kept aside (Kept): nothing of it stands.
+	StateRolledBack TxState = "rolled_back"
 )
 
 // Tx is one transaction: a committed run or an undo.
@@ -45,6 +48,9 @@ type Tx struct {
 	UndoneOps map[int]string `json:"undone_ops,omitempty"`
 	// Ops is how many operations the transaction applied.
 	Ops int `json:"ops"`
+	// Kept names, for a rolled-back transaction, the paths whose old
+	// versions could not be put back and where they are kept.
+	Kept []Kept `json:"kept,omitempty"`
 	// Summary says in plain English what the transaction changed; a
 	// model writes it after the commit (see SetSummary). Empty when no
 	// model was configured or it did not answer.
@@ -318,4 +324,15 @@ func sortTx(txs []*Tx) {
 		}
 		return num(txs[i].ID) < num(txs[j].ID)
 	})
+}
+
+// Kept is a path whose old version a rolled-back transaction could not
+// put back, because a directory on its way was moved, removed or replaced
+// by a symlink meanwhile: the old version stays in the undo layer.
+type Kept struct {
+	Path   string `json:"path"`
+	Object string `json:"object,omitempty"` // where the old version is; "" when the path did not exist before
+	// New says the new version could not be taken back either: it is
+	// wherever that directory went.
+	New bool `json:"new,omitempty"`
 }

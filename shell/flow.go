@@ -218,14 +218,19 @@ type RunRecord struct {
 	Unsandboxed bool               `json:"unsandboxed,omitempty"` // ran with no sandbox at all (--unprotected)
 	// Network lists what the run tried to reach, allowed or not;
 	// NetworkError says why that could not be watched.
-	Network      []egress.Contact   `json:"network,omitempty"`
-	NetworkError string             `json:"network_error,omitempty"`
-	Committed    bool               `json:"committed"`
-	Transaction  string             `json:"transaction,omitempty"`
-	Paths        []string           `json:"committed_paths,omitempty"` // the paths picked, when not all
-	Conflicts    []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
-	Locked       []string           `json:"locked,omitempty"`          // locked paths: nothing committed
-	Summary      string             `json:"summary,omitempty"`         // the model's summary of the commit
+	Network      []egress.Contact `json:"network,omitempty"`
+	NetworkError string           `json:"network_error,omitempty"`
+	// ScratchFull is the size of the scratch space the script filled:
+	// its writes outside the working directory beyond it failed.
+	// Unlimited names the limits this system could not apply.
+	ScratchFull int64              `json:"scratch_full,omitempty"`
+	Unlimited   []string           `json:"unlimited,omitempty"`
+	Committed   bool               `json:"committed"`
+	Transaction string             `json:"transaction,omitempty"`
+	Paths       []string           `json:"committed_paths,omitempty"` // the paths picked, when not all
+	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
+	Locked      []string           `json:"locked,omitempty"`          // locked paths: nothing committed
+	Summary     string             `json:"summary,omitempty"`         // the model's summary of the commit
 }
 
 // flowResult is what a pass leaves for the session: the record, the
@@ -548,10 +553,12 @@ func reachedNetwork(p *sandbox.Pending) bool {
 }
 
 // hasOutcome reports whether a run has an effect summary to show: files
-// changed, paths changed live, or the network tried.
+// changed, paths changed live, the network tried, or a limit hit (or not
+// applied).
 func hasOutcome(o *outcome) bool {
 	p := o.pending
-	return o.changed() || len(p.Unprotected) > 0 || len(p.Network) > 0 || p.NetworkError != ""
+	return o.changed() || len(p.Unprotected) > 0 || len(p.Network) > 0 || p.NetworkError != "" ||
+		p.ScratchFull > 0 || len(p.Unlimited) > 0
 }
 
 // entryOf is what the planner's history keeps of j's script.
@@ -569,7 +576,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 	planned := j.route == English
 	p := o.pending
 	run := &RunRecord{ID: p.ID, ExitCode: p.ExitCode, Unprotected: p.Unprotected, Unsandboxed: p.Unsandboxed, Changes: []effects.Change{},
-		Network: p.Network, NetworkError: p.NetworkError}
+		Network: p.Network, NetworkError: p.NetworkError, ScratchFull: p.ScratchFull, Unlimited: p.Unlimited}
 	if p.Changes != nil && p.Changes.Changes != nil {
 		run.Changes = p.Changes.Changes
 		if o.report != nil {

@@ -2,15 +2,15 @@ package shell
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
@@ -68,14 +68,19 @@ type liner struct {
 	// set when what failed goes to the model with it (trial.go).
 	feedbackDefault string
 
-	e    *engine
-	st   *State
-	in   *bufio.Reader
-	out  io.Writer
-	errw io.Writer
-	sty  *styles
-	opts LineOptions
-	live *liveRegion // the model's text as it arrives, while busy
+	e   *engine
+	st  *State
+	in  *bufio.Reader
+	tty *os.File // in, when it is a terminal
+	// raw is in itself; answers, once a sandbox was given it as the
+	// scripts' stdin, is where answers come from (sandbox.Answers).
+	raw     io.Reader
+	answers answerer
+	out     io.Writer
+	errw    io.Writer
+	sty     *styles
+	opts    LineOptions
+	live    *liveRegion // the model's text as it arrives, while busy
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
@@ -84,10 +89,14 @@ func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *
 	e.oneShot = true // until Lines says otherwise
 	st := NewState(cfg.Dir, cfg.Env, cfg.Home)
 	st.History = append(st.History, cfg.History...)
-	return &liner{
+	l := &liner{
 		e: e, st: st,
-		in: bufio.NewReader(in), out: out, errw: errw, sty: newStyles(false), opts: opts,
+		in: bufio.NewReader(in), raw: in, out: out, errw: errw, sty: newStyles(false), opts: opts,
 	}
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		l.tty = f
+	}
+	return l
 }
 
 // Lines runs the line mode over in until end of input or exit: each line
@@ -194,14 +203,7 @@ func (l *liner) finish(r *flowResult, err error) error {
 			r.rec.Error = err.Error()
 		}
 		// Scripts read as written: > stays >, not \u003e.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if merr := enc.Encode(r.rec); merr != nil {
-			return merr
-		}
-		if _, werr := l.out.Write(effects.EscapeJSON(buf.Bytes())); werr != nil {
+		if werr := effects.WriteJSON(l.out, r.rec, true); werr != nil {
 			return werr
 		}
 	}
@@ -337,7 +339,40 @@ func (l *liner) run(f runFunc) (*outcome, error) {
 	if l.opts.JSON {
 		stdout = l.errw
 	}
-	return f(stdin, stdout, l.errw)
+	o, err := f(stdin, stdout, l.errw)
+	if o != nil && sameReader(l.opts.ScriptStdin, l.raw) {
+		l.useAnswers(o.sb)
+	}
+	return o, err
+}
+
+// answerer is a sandbox that says where answers to nash's questions come
+// from after a run that had nash's stdin (*sandbox.Sandbox).
+type answerer interface{ Answers() io.Reader }
+
+// useAnswers reads answers, from now on, through the sandbox that had the
+// liner's input as the scripts' stdin: it read from that input, and keeps
+// what the scripts left unread; on a terminal it drops what was typed (or
+// injected) before each question.
+func (l *liner) useAnswers(sb Sandbox) {
+	a, ok := sb.(answerer)
+	if !ok {
+		return
+	}
+	l.answers = a
+	if l.tty == nil && l.in.Buffered() == 0 {
+		l.in.Reset(a.Answers())
+	}
+}
+
+// sameReader reports whether a and b are the same reader.
+func sameReader(a, b io.Reader) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false // an uncomparable reader
+		}
+	}()
+	return a != nil && a == b
 }
 
 func (l *liner) decide(o *outcome) (decision, error) {
@@ -469,8 +504,11 @@ func (l *liner) say(ev event) {
 }
 
 // ask prints prompt and reads an answer. With choices, it asks again until
-// the answer is one of them (by first letter). End of input aborts.
+// the answer is one of them (by first letter). End of input aborts. On a
+// terminal only what is typed after the question counts: what waits
+// before it (typed ahead, or injected) is dropped.
 func (l *liner) ask(prompt string, choices ...string) (string, error) {
+	l.freshAnswer()
 	for {
 		fmt.Fprint(l.errw, prompt)
 		line, err := l.in.ReadString('\n')
@@ -489,6 +527,21 @@ func (l *liner) ask(prompt string, choices ...string) (string, error) {
 				return c, nil
 			}
 		}
+	}
+}
+
+// freshAnswer readies in for the answer to a question: on a terminal only
+// what is typed after the question counts; what waits before it (typed
+// ahead, or injected) is dropped.
+func (l *liner) freshAnswer() {
+	if l.tty == nil {
+		return
+	}
+	if l.answers != nil {
+		l.in.Reset(l.answers.Answers())
+	} else {
+		l.in.Reset(l.tty)
+		sandbox.DiscardInput(l.tty)
 	}
 }
 

@@ -41,6 +41,7 @@ func (l *liner) pick(snips []planner.Snippet) (int, error) {
 	if l.opts.Answers == AnswerSource {
 		fmt.Fprint(l.errw, snippetList(snips))
 	}
+	l.freshAnswer()
 	prompt := "review and run [1]? y or enter for no: "
 	if len(snips) > 1 {
 		prompt = fmt.Sprintf("review and run one? 1-%d, or enter for none: ", len(snips))

@@ -3,7 +3,6 @@ package shell
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -74,7 +73,7 @@ func TestScript(ctx context.Context, cfg Config, script string, examples []scrip
 		}
 	}
 	if opts.JSON {
-		if err := writeJSON(out, rec); err != nil {
+		if err := effects.WriteJSON(out, rec, true); err != nil {
 			return err
 		}
 	} else {
@@ -92,19 +91,4 @@ func TestScript(ctx context.Context, cfg Config, script string, examples []scrip
 		return &TestFailedError{States: rep.Failed, Examples: rec.FailedExamples}
 	}
 	return nil
-}
-
-// writeJSON writes v as nash writes every JSON object: indented, > kept
-// as >, and what could hide or spoof text on a terminal escaped
-// (effects.EscapeJSON), as the run record is.
-func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(effects.EscapeJSON(buf.Bytes()))
-	return err
 }

@@ -281,6 +281,12 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 	if len(p.Unprotected) > 0 {
 		fmt.Fprintln(w, st.err.Render("these paths were NOT protected and were changed live: ")+quoteAll(p.Unprotected))
 	}
+	if p.ScratchFull > 0 {
+		fmt.Fprintln(w, st.warn.Render(fmt.Sprintf("the script filled its scratch space (%d MiB): what it wrote outside the working directory beyond that failed with \"No space left on device\"; sandbox.scratch_size in the config allows more", p.ScratchFull>>20)))
+	}
+	for _, l := range p.Unlimited {
+		fmt.Fprintln(w, st.warn.Render("this system could not cap the run's "+l))
+	}
 	if p.Changes == nil || p.Changes.Len() == 0 {
 		writeNetwork(w, st, p)
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/sandbox/egress"
 )
 
@@ -353,9 +354,15 @@ func (r *runExec) SetStdout(out io.Writer) {
 }
 func (r *runExec) SetStderr(w io.Writer) { r.stderr = w }
 
-// Run runs the script; the outcome is kept for the callback.
+// Run runs the script; the outcome is kept for the callback. When a
+// question follows, what waits on the terminal is dropped first, before
+// the program reads keys again: only keys typed after the question
+// answer it.
 func (r *runExec) Run() error {
 	o, err := r.f(r.stdin, r.stdout, r.stderr)
 	r.out = o
+	if f, ok := r.stdin.(*os.File); ok && o != nil && hasOutcome(o) {
+		sandbox.DiscardInput(f)
+	}
 	return err
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/size"
+	"github.com/nash-shell/nash/sandbox"
 )
 
 // configFile is $XDG_CONFIG_HOME/nash/config.yaml. Secrets never live
@@ -22,6 +25,11 @@ type configFile struct {
 	Keys  map[string]keyList `yaml:"keys"` // run, edit, revise, explain, abort, commit, diff, pick
 	Serve serveConfig        `yaml:"serve"`
 	Net   netConfig          `yaml:"net"` // destinations runs may (or may never) reach
+	// Sandbox holds a run's limits (README: The sandbox).
+	Sandbox struct {
+		MaxProcesses int    `yaml:"max_processes"` // processes and threads at once
+		ScratchSize  string `yaml:"scratch_size"`  // what a run may write outside the working directory
+	} `yaml:"sandbox"`
 	// Prices are what models cost, per million tokens, by spec
 	// ("openai:gpt-4o": {input: 2.5, output: 10}): providers report
 	// tokens, not prices.
@@ -45,6 +53,35 @@ type priceConfig struct {
 type serveConfig struct {
 	Addr string `yaml:"addr"` // where nash serve listens
 	URL  string `yaml:"url"`  // the base of links, when the server is reached by another name (a proxy)
+}
+
+// sandboxLimits are the run limits the config sets, as sandbox options:
+// sandbox.max_processes and sandbox.scratch_size, or NASH_MAX_PROCESSES
+// and NASH_SCRATCH_SIZE over them.
+func (c configFile) sandboxLimits(getenv func(string) string) ([]sandbox.Option, error) {
+	procs, scratch := c.Sandbox.MaxProcesses, c.Sandbox.ScratchSize
+	if v := getenv("NASH_MAX_PROCESSES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("NASH_MAX_PROCESSES=%s: want a number above 0", effects.Quote(v))
+		}
+		procs = n
+	}
+	if v := getenv("NASH_SCRATCH_SIZE"); v != "" {
+		scratch = v
+	}
+	if procs < 0 {
+		return nil, fmt.Errorf("config: sandbox.max_processes: want a number above 0, not %d", procs)
+	}
+	opts := []sandbox.Option{sandbox.MaxProcesses(procs)}
+	if scratch != "" {
+		n, err := size.Parse(scratch)
+		if err != nil || n < 1<<20 {
+			return nil, fmt.Errorf("config: sandbox.scratch_size %s: want a size of at least 1M, such as 512M or 4G", effects.Quote(scratch))
+		}
+		opts = append(opts, sandbox.ScratchSize(n))
+	}
+	return opts, nil
 }
 
 // keyList reads a key binding written as one key or a list of keys.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,14 +57,7 @@ func runDoctor(ctx context.Context, g *options, asJSON bool, io stdio) error {
 		return err
 	}
 	if asJSON {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			return err
-		}
-		if _, err := io.out.Write(effects.EscapeJSON(buf.Bytes())); err != nil {
+		if err := effects.WriteJSON(io.out, results, true); err != nil {
 			return err
 		}
 	} else {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -258,9 +257,7 @@ func printEval(io stdio, res *evalharness.Result, asJSON bool) {
 		if out.Tasks == nil {
 			out.Tasks = []evalharness.TaskResult{}
 		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(out)
+		_ = effects.WriteJSON(io.out, out, true)
 		return
 	}
 	fmt.Fprintf(io.out, "InterCode-ALFA, model %s, judge %s\n", effects.EscapeLine(res.Model), effects.EscapeLine(res.Judge))

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -103,12 +102,7 @@ func runExplain(ctx context.Context, g *options, opts explainOptions, args []str
 
 // writeJSON writes v as indented JSON, escaped for a terminal.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("explain: encode report: %w", err)
-	}
-	b = append(effects.EscapeJSON(b), '\n')
-	if _, err := w.Write(b); err != nil {
+	if err := effects.WriteJSON(w, v, true); err != nil {
 		return fmt.Errorf("explain: write report: %w", err)
 	}
 	return nil

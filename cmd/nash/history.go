@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -34,7 +33,7 @@ func newHistoryCmd(g *options, io stdio) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(io.out).Encode(vs)
+				return effects.WriteJSON(io.out, vs, false)
 			}
 			tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "VERSION\tUNTIL\tSIZE\tFROM")

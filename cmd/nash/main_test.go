@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 			stop()
 			os.Exit(code)
 		},
-		fenceName: func() { os.Exit(fenceMain()) },
+		fenceName:   func() { os.Exit(fenceMain()) },
+		tiocstiName: func() { os.Exit(tiocstiHelper(os.Getenv("NASH_TEST_TIOCSTI"))) },
 	})
 }
 

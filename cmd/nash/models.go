@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -72,12 +71,7 @@ func runModels(ctx context.Context, g *options, opts modelsOptions, args []strin
 		if ms == nil {
 			ms = []planner.ModelInfo{}
 		}
-		b, err := json.MarshalIndent(ms, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = io.out.Write(append(effects.EscapeJSON(b), '\n'))
-		return err
+		return effects.WriteJSON(io.out, ms, true)
 	}
 	shell.WriteModels(io.out, ms, spec)
 	return nil

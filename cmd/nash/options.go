@@ -8,6 +8,7 @@ import (
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/planner"
+	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/shell"
 )
 
@@ -26,9 +27,13 @@ type options struct {
 	net        netConfig                // the config's net: section: what runs may (or may never) reach
 	prices     map[string]planner.Price // prices:, by model spec
 	initAction string                   // init.action: run or insert
-	home       string
-	color      bool // NO_COLOR unset and TERM not dumb
-	getenv     func(string) string
+	// limits are each run's limits (sandbox.max_processes and
+	// scratch_size, NASH_MAX_PROCESSES and NASH_SCRATCH_SIZE), as
+	// sandbox options.
+	limits []sandbox.Option
+	home   string
+	color  bool // NO_COLOR unset and TERM not dumb
+	getenv func(string) string
 	// commands describes nash's commands to the planner, from the tree.
 	commands func() []planner.Command
 }
@@ -130,6 +135,9 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 	}
 	_, noColor := lookup("NO_COLOR")
 	o.color = !noColor && getenv("TERM") != "dumb"
+	if o.limits, err = c.sandboxLimits(getenv); err != nil {
+		return nil, configError{err}
+	}
 	return o, nil
 }
 

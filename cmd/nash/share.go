@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -137,7 +136,7 @@ func runShareList(ctx context.Context, store *share.Store, opts shareOptions, io
 		for _, sh := range shares {
 			out = append(out, shareJSON{sh.ID, sh.Path, sh.Created, sh.Expires, sh.Expired(now)})
 		}
-		return json.NewEncoder(io.out).Encode(out)
+		return effects.WriteJSON(io.out, out, false)
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEXPIRES\tPATH")

@@ -118,7 +118,7 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 		},
 		SaveModel: func(model string) error { return saveModel(g, model) },
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
-			opts := []sandbox.Option{sandbox.StateDir(stateDir), sandbox.Unprotected(s.Unprotected)}
+			opts := append([]sandbox.Option{sandbox.StateDir(stateDir), sandbox.Unprotected(s.Unprotected)}, g.limits...)
 			if s.Network {
 				opts = append(opts, sandbox.Network(true))
 			} else {

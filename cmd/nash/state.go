@@ -20,7 +20,12 @@ import (
 func openSandbox(ctx context.Context, g *options, io stdio, opts ...sandbox.Option) (*sandbox.Sandbox, error) {
 	opts = append([]sandbox.Option{sandbox.StateDir(g.stateDir)}, opts...)
 	opts = append(opts, sandbox.Stdio(io.in, io.out, io.err))
-	return sandbox.New(ctx, opts...)
+	sb, err := sandbox.New(ctx, opts...)
+	if err == nil && sb.Unrecovered() != nil {
+		// nash works on; the person learns what is left and what to do.
+		fmt.Fprintf(io.err, "nash: %v\n", sb.Unrecovered())
+	}
+	return sb, err
 }
 
 // isTerminal reports whether r is a terminal.

@@ -21,11 +21,11 @@ import (
 // shellPrompts are the prompts the tests give each shell, to wait for.
 var shellPrompts = map[string]string{"bash": `bash\$ `, "zsh": `zsh\$ `, "fish": `fish\$ `}
 
-// startShell starts shell (bash, zsh or fish) without its rc files in a
+// startBoundShell starts shell (bash, zsh or fish) without its rc files in a
 // 100x30 tmux pane, in a fresh directory, with nash (this binary) on PATH
 // and the fake model answering from answers, and loads nash init's
 // bindings with initArgs (e.g. "--action", "insert").
-func startShell(t *testing.T, shell, answers string, initArgs ...string) *tmuxNash {
+func startBoundShell(t *testing.T, shell, answers string, initArgs ...string) *tmuxNash {
 	t.Helper()
 	for _, p := range []string{"tmux", shell} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -126,7 +126,7 @@ func TestTmuxInsert(t *testing.T) {
 		{"bash", []string{"--action", "insert"}, "M-n"},
 	} {
 		t.Run(tc.shell+" "+tc.key, func(t *testing.T) {
-			tn := startShell(t, tc.shell, `{"script": "echo hello > hello.txt", "explanation": "Writes hello."}`, tc.initArgs...)
+			tn := startBoundShell(t, tc.shell, `{"script": "echo hello > hello.txt", "explanation": "Writes hello."}`, tc.initArgs...)
 			prompt := shellPrompts[tc.shell]
 			tn.tmux("send-keys", "-t", tn.target, "-l", "a greeting file please")
 			tn.waitFor(prompt + `a greeting file please`)
@@ -155,7 +155,7 @@ func TestTmuxInsert(t *testing.T) {
 // TestTmuxInsertLeavesLineOnAnswer: when the model answers instead of
 // writing a script, the answer is shown and the line stays as typed.
 func TestTmuxInsertLeavesLineOnAnswer(t *testing.T) {
-	tn := startShell(t, "zsh", `{"answer": "tar -xzf extracts a **gzip** archive."}`)
+	tn := startBoundShell(t, "zsh", `{"answer": "tar -xzf extracts a **gzip** archive."}`)
 	tn.tmux("send-keys", "-t", tn.target, "-l", "what does tar xzf do")
 	tn.waitFor(`zsh\$ what does tar xzf do`)
 	tn.send("M-m")
@@ -169,7 +169,7 @@ func TestTmuxInsertLeavesLineOnAnswer(t *testing.T) {
 func TestTmuxRunHistory(t *testing.T) {
 	for _, shell := range []string{"zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
-			tn := startShell(t, shell, "")
+			tn := startBoundShell(t, shell, "")
 			tn.tmux("send-keys", "-t", tn.target, "-l", "echo from-alt-n > f.txt")
 			tn.waitFor(`echo from-alt-n > f.txt`)
 			tn.send("M-n")
@@ -220,7 +220,7 @@ func (tn *tmuxNash) waitForLog(pattern string) {
 // TestTmuxOneShotStream: nash -c on a terminal shows the model's text as it
 // arrives on stderr and erases it for the review; ctrl+c ends nash with 130.
 func TestTmuxOneShotStream(t *testing.T) {
-	tn := startShell(t, "bash", `{"script": "echo streamed one\necho streamed two`+holdMark+`"}`)
+	tn := startBoundShell(t, "bash", `{"script": "echo streamed one\necho streamed two`+holdMark+`"}`)
 	tn.typeLine("nash -c 'two lines please'; echo exit=$?")
 	tn.waitFor(`echo streamed one\s*\n\s*echo streamed two`)
 	tn.waitFor(`planning… \d+\.\ds`)
@@ -265,7 +265,7 @@ func TestTmuxAnswer(t *testing.T) {
 // text goes to the model, nash says how much, and its questions come from
 // the terminal though stdin is the data.
 func TestTmuxPipedStdin(t *testing.T) {
-	tn := startShell(t, "bash", "{\"answer\": \"The disk is full. Free space with:\\n\\n```sh\\necho freed > freed.txt\\n```\"}")
+	tn := startBoundShell(t, "bash", "{\"answer\": \"The disk is full. Free space with:\\n\\n```sh\\necho freed > freed.txt\\n```\"}")
 	tn.typeLine("printf 'Nov 20 app[42]: write failed: No space left on device\\n' | nash -c 'why did it fail'; echo exit=$?")
 	tn.waitFor(`stdin: sent the model all \d+ B`)
 	tn.waitFor(`The disk is full`)

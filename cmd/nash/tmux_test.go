@@ -313,6 +313,9 @@ func TestTmuxCtrlCStopsScriptNotNash(t *testing.T) {
 	tn.waitFor(`exit status 130`)
 	tn.typeLine("echo alive")
 	tn.waitFor(`(?m)^alive`)
+	// Back at the prompt: keys typed while a command still runs go to
+	// its terminal (typeahead to the next prompt is issue 19).
+	tn.waitCount(`no changes`, 2)
 	if _, err := os.Stat(filepath.Join(tn.dir, "after.txt")); err == nil {
 		tn.fatalf("the script went on after ctrl+c")
 	}

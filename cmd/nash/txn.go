@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,7 +34,7 @@ func newLogCmd(g *options, io stdio) *cobra.Command {
 				if txs == nil {
 					txs = []*sandbox.Tx{}
 				}
-				return json.NewEncoder(io.out).Encode(txs)
+				return effects.WriteJSON(io.out, txs, false)
 			}
 			tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tTIME\tSTATE\tCHANGES\tUNDO\tSCRIPT")
@@ -80,12 +79,20 @@ func newShowCmd(g *options, io stdio) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(io.out).Encode(struct {
+				return effects.WriteJSON(io.out, struct {
 					*sandbox.Tx
 					ChangeList []effects.Change `json:"change_list"`
-				}{t, cs.Changes})
+				}{t, cs.Changes}, false)
 			}
 			fmt.Fprintf(io.out, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
+			for _, k := range t.Kept {
+				// A rolled-back transaction that could not put these back.
+				if k.Object != "" {
+					fmt.Fprintf(io.out, "kept aside: the old version of %s is at %s\n", effects.Quote(k.Path), effects.Quote(k.Object))
+				} else {
+					fmt.Fprintf(io.out, "kept aside: %s could not be reached\n", effects.Quote(k.Path))
+				}
+			}
 			if t.Undoes != "" {
 				fmt.Fprintf(io.out, "undoes transaction %s\n", t.Undoes)
 			}
@@ -159,7 +166,7 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 			var ce *sandbox.ConflictError
 			if errors.As(err, &ce) {
 				if asJSON {
-					_ = json.NewEncoder(io.out).Encode(map[string]any{"undone": false, "conflicts": ce.Conflicts})
+					_ = effects.WriteJSON(io.out, map[string]any{"undone": false, "conflicts": ce.Conflicts}, false)
 				} else {
 					fmt.Fprintln(io.err, "nash: nothing was changed; these paths changed after that commit:")
 					for _, c := range ce.Conflicts {
@@ -173,7 +180,7 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(io.out).Encode(map[string]any{"undone": true, "id": u.ID, "undoes": u.Undoes, "ops": u.Ops})
+				return effects.WriteJSON(io.out, map[string]any{"undone": true, "id": u.ID, "undoes": u.Undoes, "ops": u.Ops}, false)
 			}
 			fmt.Fprintf(io.out, "undid transaction %s as transaction %s (%d path(s)); undo %s to redo\n", u.Undoes, u.ID, u.Ops, u.ID)
 			return nil

@@ -2,7 +2,6 @@ package indexcli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/index"
 	"github.com/nash-shell/nash/internal/xdg"
 )
@@ -119,9 +119,7 @@ func runFind(ctx context.Context, opts findOptions, query string, io stdio) erro
 		for i, h := range res.Hits {
 			hits[i] = findHit{Path: h.Path, Score: h.Score, Snippet: h.Snippet, Line: h.Line}
 		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(hits); err != nil {
+		if err := effects.WriteJSON(io.out, hits, true); err != nil {
 			return fmt.Errorf("find: %w", err)
 		}
 	case opts.snippets || isTerminal(io.out):

@@ -21,8 +21,9 @@ import (
 
 // Fds the parent passes to the init, after stdin, stdout and stderr.
 const (
-	configFd = 3
-	resultFd = 4
+	configFd  = 3
+	controlFd = 4
+	firstFree = 5 // the first fd nash does not pass on purpose
 )
 
 // Main is the sandbox init, PID 1 of the sandbox's pid namespace: it
@@ -30,6 +31,11 @@ const (
 // code and exits, which kills every process the script left behind. It never
 // returns.
 func Main() {
+	// Descriptors the caller of nash left open without close-on-exec
+	// reach this process through nash's exec: close them before anything
+	// else, so that neither the init nor the script holds them.
+	egress := egressFd()
+	closeInherited(egress)
 	// The terminal sends ctrl+c to the whole foreground group: the script
 	// decides what to do with it; the init must not die of it. Catching
 	// (not ignoring) keeps the script's own dispositions at their defaults.
@@ -37,32 +43,73 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
-	netDone := startNet()
+	netDone := startNet(egress)
 	syscall.CloseOnExec(configFd)
-	syscall.CloseOnExec(resultFd)
-	res := os.NewFile(resultFd, "result")
+	syscall.CloseOnExec(controlFd)
+	ctl := NewControl(controlFd)
 	var r Result
-	b, err := io.ReadAll(os.NewFile(configFd, "config"))
+	cf := os.NewFile(configFd, "config")
+	b, err := io.ReadAll(cf)
+	cf.Close()
 	var cfg *Config
 	if err == nil {
 		cfg, err = DecodeConfig(b)
 	}
+	scratch := -1
 	switch {
 	case errors.Is(err, ErrOtherVersion):
 		r.Error = fmt.Sprintf("the sandbox init (%s) is from another version of nash; rebuild it with nash (make build) or remove it", os.Args[0])
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r = runInit(cfg, sigs, netDone)
+		r, scratch = runInit(cfg, sigs, ctl, netDone)
 	}
-	_, _ = res.Write(EncodeResult(&r))
-	// Closing the pipe lets the parent go on while the kernel tears the
-	// namespaces down after this exit.
-	res.Close()
+	// The parent goes on as soon as it has the result, while the kernel
+	// tears the namespaces down after this exit. The scratch tmpfs goes
+	// with it, open: it outlives the namespaces until nash closes it.
+	_ = ctl.Send(MsgResult, EncodeResult(&r), scratch)
 	os.Exit(0)
 }
 
-func runInit(cfg *Config, sigs <-chan os.Signal, netDone <-chan error) Result {
+// closeInherited closes every descriptor from firstFree on but keep (nash's
+// egress socket, or -1) and the Go runtime's own (its poller's, which package initialisation may have
+// started already): those are anonymous inodes, not files, and close-on-
+// exec like everything else here, so no program started from here gets
+// them.
+func closeInherited(keep int) {
+	_ = unix.CloseRange(firstFree, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(dir)
+	var fds []int
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.ReadDirent(dir, buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		_, _, names := unix.ParseDirent(buf[:n], -1, nil)
+		for _, name := range names {
+			if fd, err := strconv.Atoi(name); err == nil && fd >= firstFree && fd != dir && fd != keep {
+				fds = append(fds, fd)
+			}
+		}
+	}
+	link := make([]byte, 256)
+	for _, fd := range fds {
+		n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link)
+		if err == nil && strings.HasPrefix(string(link[:n]), "anon_inode:") {
+			continue
+		}
+		unix.Close(fd)
+	}
+}
+
+// runInit builds the root and runs the script. It returns the result and
+// the scratch tmpfs, open, or -1.
+func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan error) (Result, int) {
 	var r Result
 	// The loopback comes up while the root is built (or, with nash's
 	// egress socket, was started before the config came): the network
@@ -77,32 +124,135 @@ func runInit(cfg *Config, sigs <-chan os.Signal, netDone <-chan error) Result {
 		}
 		lo = c
 	}
-	if err := buildRoot(cfg, &r); err != nil {
+	scratch, err := buildRoot(cfg, &r)
+	if err != nil {
 		r.Error = err.Error()
-		return r
+		return r, scratch
 	}
 	if len(r.Failed) > 0 {
-		return r
+		return r, scratch
 	}
 	if err := <-lo; err != nil {
 		r.Error = fmt.Sprintf("bring up loopback: %v", err)
-		return r
+		return r, scratch
 	}
-	code, renames, err := runScript(cfg, sigs)
+	if cfg.MaxProcs > 0 && !capPids(cfg.MaxProcs) && cfg.Root {
+		// An ordinary user's cap holds through RLIMIT_NPROC alone;
+		// root is exempt from that.
+		r.Limits = append(r.Limits, "processes")
+	}
+	if err := sealProcSys(); err != nil {
+		r.Error = err.Error()
+		return r, scratch
+	}
+	code, renames, err := runScript(cfg, sigs, ctl)
 	if err != nil {
 		r.Error = err.Error()
-		return r
+		return r, scratch
 	}
 	r.Started, r.ExitCode, r.Renames = true, code, renames
-	return r
+	return r, scratch
 }
 
 // buildRoot assembles the new root at cfg.Plan.Root and pivots into it.
-func buildRoot(cfg *Config, r *Result) error {
-	p := &cfg.Plan
+// It returns the scratch tmpfs, open, or -1.
+func buildRoot(cfg *Config, r *Result) (int, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
+		return -1, fmt.Errorf("make mounts private: %w", err)
 	}
+	scratch, err := mountScratch(cfg)
+	if err != nil {
+		return scratch, err
+	}
+	err = buildTree(cfg, r)
+	return scratch, err
+}
+
+// mountScratch mounts the run's scratch tmpfs, capped at cfg.ScratchSize,
+// at Plan.Scratch, and makes the new root's mount point and the upper and
+// work dirs of the layers on it there. It returns the tmpfs opened O_PATH,
+// which the parent gets with the result: the only way to it once this
+// mount namespace is gone. Writes beyond the cap fail inside with ENOSPC;
+// nothing of it stays in memory once nash closes it.
+func mountScratch(cfg *Config) (int, error) {
+	p := &cfg.Plan
+	if p.Scratch == "" {
+		return -1, nil
+	}
+	// Every inode costs memory the size does not count: allow one per
+	// 4 KiB of the cap, and never fewer than a full source tree needs.
+	inodes := max(cfg.ScratchSize/4096, 1<<16)
+	opts := fmt.Sprintf("mode=0700,size=%d,nr_inodes=%d", cfg.ScratchSize, inodes)
+	if err := unix.Mount("nash-scratch", p.Scratch, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return -1, fmt.Errorf("mount the scratch tmpfs: %w", err)
+	}
+	fd, err := unix.Open(p.Scratch, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("open the scratch tmpfs: %w", err)
+	}
+	if under(p.Root, p.Scratch) {
+		if err := os.Mkdir(p.Root, 0o700); err != nil {
+			return fd, fmt.Errorf("create run root: %w", err)
+		}
+	}
+	for _, l := range p.Layers {
+		if !l.Scratch {
+			continue
+		}
+		for _, d := range []string{l.Upper, l.Work} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return fd, fmt.Errorf("create layer dir: %w", err)
+			}
+		}
+		if err := matchTop(l, cfg.Root); err != nil {
+			return fd, err
+		}
+	}
+	return fd, nil
+}
+
+// matchTop gives a layer's upper dir the mode (and, for root, the owner)
+// of the directory it covers, or what nash worked out for it (Top), which
+// the overlay's top then shows.
+func matchTop(l Layer, root bool) error {
+	upper := l.Upper
+	if t := l.Top; t != nil {
+		if t.GID >= 0 {
+			// EINVAL: the group is not mapped after all (newgidmap
+			// failed); the directory keeps the user's.
+			if err := unix.Lchown(upper, -1, t.GID); err != nil && !errors.Is(err, unix.EINVAL) {
+				return fmt.Errorf("create layer dir: %w", err)
+			}
+		}
+		if err := unix.Chmod(upper, t.Mode); err != nil {
+			return fmt.Errorf("create layer dir: %w", err)
+		}
+		return nil
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(l.Point, &st); err != nil {
+		return nil // mountOverlays names a point it cannot overlay
+	}
+	if root {
+		if err := unix.Lchown(upper, int(st.Uid), int(st.Gid)); err != nil {
+			return fmt.Errorf("create layer dir: %w", err)
+		}
+	}
+	if err := unix.Chmod(upper, st.Mode&0o7777); err != nil {
+		return fmt.Errorf("create layer dir: %w", err)
+	}
+	return nil
+}
+
+// under reports whether p is dir or below it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// buildTree mounts the root tmpfs, the plan's steps and the hidden paths,
+// and pivots into the new root.
+func buildTree(cfg *Config, r *Result) error {
+	p := &cfg.Plan
 	root := p.Root
 	if err := unix.Mount("nash", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=4m"); err != nil {
 		return fmt.Errorf("mount root tmpfs: %w", err)
@@ -369,6 +519,16 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 	return nil
 }
 
+// egressFd is the descriptor of nash's egress socket (EgressEnvVar), the
+// one descriptor from firstFree on that nash passes on purpose, or -1.
+func egressFd() int {
+	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
+	if err != nil || fd < firstFree {
+		return -1
+	}
+	return fd
+}
+
 // startNet, when nash passed its egress socket (EgressEnvVar), brings
 // the loopback up and hands nash the sandbox's network traffic (package
 // sandboxnet), there and then: it runs before the config is read, in time
@@ -377,9 +537,8 @@ func buildDev(target string, p *Plan, op Op, cfg *Config, r *Result) error {
 // returns nil when there is no such socket, else a channel holding the
 // loopback's error. A failure of the hand-over is nash's to report, from
 // the same socket: the script still runs, with its loopback only.
-func startNet() <-chan error {
-	fd, err := strconv.Atoi(os.Getenv(EgressEnvVar))
-	if err != nil || fd <= resultFd {
+func startNet(fd int) <-chan error {
+	if fd < 0 {
 		return nil
 	}
 	syscall.CloseOnExec(fd)
@@ -413,25 +572,27 @@ func LoopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// droppedCaps are removed from the script's bounding set: with them it
-// could unmount the overlays and reach the host's files, or trace the init,
-// or (CAP_NET_ADMIN) undo the rules that hand nash its network attempts.
-var droppedCaps = []int{
-	unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
-	unix.CAP_SYS_BOOT, unix.CAP_SYS_TIME, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE,
-	unix.CAP_SETPCAP, unix.CAP_NET_ADMIN,
-}
+// rootCaps are the capabilities a script run by root keeps, in its own
+// user namespace: what root needs to act on files and users (README: The
+// sandbox). Nothing else: without CAP_SYS_ADMIN it cannot unmount an
+// overlay, without CAP_SYS_PTRACE it cannot reach the init, without
+// CAP_SYS_RESOURCE it cannot lift its limits, without CAP_NET_ADMIN it
+// cannot undo the rules that hand nash its network attempts. An ordinary
+// user's script keeps none.
+const rootCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH |
+	1<<unix.CAP_FOWNER | 1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID
 
-// runScript runs the script as the init's only child and waits for it,
-// reaping every orphan meanwhile. It returns the script's exit code
-// (128+signal when a signal ended it) and the directories moved for it.
-func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
-
+// runScript runs the script as the init's only child, in a session of its
+// own (on its own terminal when cfg.Tty is set), and waits for it, reaping
+// every orphan meanwhile and telling the parent when the script is
+// stopped. It returns the script's exit code (128+signal when a signal
+// ended it) and the directories moved for it.
+func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename, error) {
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
 	runtime.LockOSThread()
-	if err := dropCaps(); err != nil {
+	if err := dropCaps(cfg.Root); err != nil {
 		return 0, nil, fmt.Errorf("drop capabilities: %w", err)
 	}
 	// The script inherits this thread's rename filter (seccomp_linux.go).
@@ -445,10 +606,90 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
 	cmd := exec.Command(cfg.Shell, "-c", cfg.Script, filepath.Base(cfg.Shell))
 	cmd.Env, cmd.Dir = cfg.Env, dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	// The init leads a session of its own (nash started it so), with no
+	// terminal of the person's. The script gets a process group of its
+	// own in that session, the one job control stops and continues; on
+	// its terminal, the foreground group. Its parent, the init, being in
+	// the same session, the group is not orphaned, so the kernel lets
+	// ctrl+z stop it (as sudo's monitor process does).
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	var slave *os.File
+	if t := cfg.Tty; t != nil {
+		master, s, err := openTerminal(t)
+		if err != nil {
+			return 0, nil, fmt.Errorf("make the script's terminal: %w", err)
+		}
+		slave = os.NewFile(uintptr(s), "tty")
+		if err := unix.IoctlSetInt(s, unix.TIOCSCTTY, 0); err != nil {
+			unix.Close(master)
+			slave.Close()
+			return 0, nil, fmt.Errorf("take the script's terminal: %w", err)
+		}
+		streams := []*io.Writer{nil, &cmd.Stdout, &cmd.Stderr}
+		for i := 0; i < 3; i++ {
+			if t.Streams&(1<<i) == 0 {
+				continue
+			}
+			if i == 0 {
+				cmd.Stdin = slave
+			} else {
+				*streams[i] = slave
+			}
+		}
+		// For Foreground, Ctty is the terminal's descriptor in this
+		// process, not in the child.
+		attr.Foreground, attr.Ctty = true, s
+		err = ctl.Send(MsgTerminal, nil, master)
+		unix.Close(master)
+		if err != nil {
+			slave.Close()
+			return 0, nil, fmt.Errorf("hand over the script's terminal: %w", err)
+		}
+	}
+	// The script and everything it starts share the process cap; the
+	// init keeps its own limit, so it can always make a thread. The
+	// script is capped before it runs a single instruction: it starts
+	// traced, stops at its exec, gets its limit and goes on untraced.
+	// Where tracing is refused, it is capped just after it started (the
+	// pid namespace's pid_max holds what that could let through).
+	attr.Ptrace = cfg.MaxProcs > 0
+	cmd.SysProcAttr = attr
+	err := cmd.Start()
+	if err != nil && attr.Ptrace {
+		retry := exec.Command(cmd.Path, cmd.Args[1:]...)
+		retry.Env, retry.Dir = cmd.Env, cmd.Dir
+		retry.Stdin, retry.Stdout, retry.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+		attr.Ptrace = false
+		retry.SysProcAttr = attr
+		cmd, err = retry, retry.Start()
+	}
+	if slave != nil {
+		slave.Close()
+	}
+	if err != nil {
 		return 0, nil, fmt.Errorf("start %s: %w", cfg.Shell, err)
 	}
 	pid := cmd.Process.Pid
+	if cfg.MaxProcs > 0 {
+		lim := &unix.Rlimit{Cur: uint64(cfg.MaxProcs), Max: uint64(cfg.MaxProcs)}
+		if attr.Ptrace {
+			var ws unix.WaitStatus
+			for {
+				_, err := unix.Wait4(pid, &ws, 0, nil)
+				if !errors.Is(err, unix.EINTR) {
+					break
+				}
+			}
+		}
+		err := unix.Prlimit(pid, unix.RLIMIT_NPROC, lim, nil)
+		if attr.Ptrace {
+			_ = unix.PtraceDetach(pid)
+		}
+		if err != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			return 0, nil, fmt.Errorf("cap the script's processes: %w", err)
+		}
+	}
 	go func() {
 		for s := range sigs {
 			if s == unix.SIGTERM || s == unix.SIGHUP {
@@ -456,9 +697,24 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
 			}
 		}
 	}()
+	go func() {
+		// The parent says when a stopped script may go on.
+		for {
+			kind, _, fd, err := ctl.Recv()
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+			if err != nil {
+				return
+			}
+			if kind == MsgContinue {
+				_ = unix.Kill(-pid, unix.SIGCONT)
+			}
+		}
+	}()
 	for {
 		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		wpid, err := unix.Wait4(-1, &ws, unix.WUNTRACED, nil)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -466,7 +722,16 @@ func runScript(cfg *Config, sigs <-chan os.Signal) (int, []Rename, error) {
 			return 0, nil, fmt.Errorf("wait for script: %w", err)
 		}
 		if wpid != pid {
-			continue // an orphan the init reaps
+			continue // an orphan the init reaps (or one that stopped)
+		}
+		if ws.Stopped() {
+			// ctrl+z on its terminal (or a stop signal): the parent
+			// gives the person back their shell and continues the
+			// script when they do.
+			if err := ctl.Send(MsgStopped, []byte{byte(ws.StopSignal())}, -1); err != nil {
+				_ = unix.Kill(-pid, unix.SIGCONT)
+			}
+			continue
 		}
 		code := ws.ExitStatus()
 		if ws.Signaled() {
@@ -498,19 +763,33 @@ func killAll() {
 	}
 }
 
-func dropCaps() error {
+// dropCaps leaves this thread, and so the script it starts, with no
+// capability (rootCaps for root) in any set: the bounding set is cut down,
+// so no program the script runs gains more, and the inheritable and
+// ambient sets are cleared.
+func dropCaps(root bool) error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient: %w", err)
+	}
+	var keep uint64
+	if root {
+		keep = rootCaps
+	}
+	for c := 0; c < 64; c++ {
+		if keep&(1<<c) != 0 {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				break // past the last capability this kernel knows
+			}
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capget: %w", err)
-	}
-	for _, c := range droppedCaps {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("drop capability %d: %w", c, err)
-		}
 	}
 	data[0].Inheritable, data[1].Inheritable = 0, 0
 	if err := unix.Capset(&hdr, &data[0]); err != nil {

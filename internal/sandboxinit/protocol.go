@@ -5,8 +5,9 @@ package sandboxinit
 // sources is caught, not misread. Version 2: a wire form of its own (see
 // wire_linux.go). Version 3: the Result names the directories the init
 // moved for the script. Version 4: the init hands the sandbox's network
-// traffic to nash when EgressEnvVar names a descriptor.
-const Version = 4
+// traffic to nash when EgressEnvVar names a descriptor. Version 5: the
+// terminal, limits, the scratch tmpfs and the control socket's messages.
+const Version = 5
 
 // Config is what the parent sends the sandbox init over its config pipe
 // (EncodeConfig; the json tags only name the fields).
@@ -20,6 +21,30 @@ type Config struct {
 	Net         bool     `json:"net"`         // keep the host network
 	Unprotected bool     `json:"unprotected"` // bind what cannot be overlaid, live
 	Root        bool     `json:"root"`        // the caller is root on the host
+	// Tty, when set, has the init make a pseudo-terminal in the
+	// sandbox's own devpts for the script; the parent relays it.
+	Tty *Tty `json:"tty,omitempty"`
+	// MaxProcs caps the processes (and threads) of the run; 0: no cap.
+	MaxProcs int `json:"max_procs,omitempty"`
+	// ScratchSize is the size in bytes of the tmpfs the init mounts at
+	// Plan.Scratch for the layers marked Scratch.
+	ScratchSize int64 `json:"scratch_size,omitempty"`
+}
+
+// Tty is the terminal the script gets: which of its standard streams are
+// on it, and the person's terminal's settings and size, which it starts
+// with.
+type Tty struct {
+	Streams uint8    `json:"streams"` // bit i set: the script's fd i is the terminal
+	Iflag   uint32   `json:"iflag"`
+	Oflag   uint32   `json:"oflag"`
+	Cflag   uint32   `json:"cflag"`
+	Lflag   uint32   `json:"lflag"`
+	Line    uint8    `json:"line"`
+	Cc      []byte   `json:"cc"`
+	Ispeed  uint32   `json:"ispeed"`
+	Ospeed  uint32   `json:"ospeed"`
+	Size    [4]int32 `json:"size"` // rows, columns, x pixels, y pixels
 }
 
 // Result is what the init reports back when the script has ended, or
@@ -30,6 +55,9 @@ type Result struct {
 	Error       string   `json:"error,omitempty"`
 	Failed      []string `json:"failed,omitempty"`      // paths that could not be overlaid
 	Unprotected []string `json:"unprotected,omitempty"` // paths bound live instead
+	// Limits names the limits the init could not apply ("processes"),
+	// so that nash says so rather than pretend.
+	Limits []string `json:"limits,omitempty"`
 	// Renames are the directories of the lower layers that the init moved
 	// for the script (see rename_linux.go), in the order it moved them.
 	Renames []Rename `json:"renames,omitempty"`
@@ -76,6 +104,19 @@ type Layer struct {
 	Point string `json:"point"`
 	Upper string `json:"upper"`
 	Work  string `json:"work"`
+	// Scratch says the upper and work dirs are on the run's scratch
+	// tmpfs, which the init mounts and creates them in.
+	Scratch bool `json:"scratch,omitempty"`
+	// Top, for a Scratch layer of an ordinary user's sandbox, is what
+	// the init gives the top of its upper dir (which the overlay's top
+	// shows); nil: the mode (and, for root, the owner) of Point.
+	Top *Top `json:"top,omitempty"`
+}
+
+// Top is the mode and group of an upper dir's top.
+type Top struct {
+	Mode uint32 `json:"mode"` // permission bits
+	GID  int    `json:"gid"`  // -1: the init's own
 }
 
 // Plan is everything the sandbox init needs to build the root.
@@ -87,4 +128,25 @@ type Plan struct {
 	Hide     []string `json:"hide,omitempty"`      // dirs covered by an empty read-only tmpfs, sockets by /dev/null
 	// Broken, set only by tests, is a path whose overlay is made to fail.
 	Broken string `json:"broken,omitempty"`
+	// Scratch is where the init mounts the run's size-capped tmpfs, which
+	// holds Root and the Scratch layers' dirs. The init hands it back
+	// open with the Result: it lives until nash closes it.
+	Scratch string `json:"scratch,omitempty"`
 }
+
+// Messages on the control socket between nash and the init (a
+// SOCK_SEQPACKET pair, the init's fd 4): one kind byte, then the body.
+const (
+	// MsgTerminal (init to nash) carries the master of the script's
+	// pseudo-terminal, attached; its body is empty.
+	MsgTerminal byte = 'T'
+	// MsgStopped (init to nash) says the script was stopped by a job
+	// control signal, whose number is the body's one byte; nash answers
+	// with MsgContinue once the person resumes it.
+	MsgStopped byte = 'S'
+	// MsgContinue (nash to init) continues the stopped script.
+	MsgContinue byte = 'C'
+	// MsgResult (init to nash) carries the Result (EncodeResult) and,
+	// attached, the scratch tmpfs opened O_PATH; the init exits after it.
+	MsgResult byte = 'R'
+)

@@ -29,6 +29,7 @@ func newWireWriter() *wireWriter {
 }
 
 func (w *wireWriter) int(n int)     { w.b = binary.AppendVarint(w.b, int64(n)) }
+func (w *wireWriter) int64(n int64) { w.b = binary.AppendVarint(w.b, n) }
 func (w *wireWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *wireWriter) str(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
@@ -91,6 +92,16 @@ func (r *wireReader) int() int {
 	return int(n)
 }
 
+func (r *wireReader) int64() int64 {
+	n, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
 func (r *wireReader) uint() uint64 {
 	n, k := binary.Uvarint(r.b)
 	if k <= 0 {
@@ -99,6 +110,16 @@ func (r *wireReader) uint() uint64 {
 	}
 	r.b = r.b[k:]
 	return n
+}
+
+// uint32 reads an int and checks it fits.
+func (r *wireReader) uint32() uint32 {
+	n := r.int64()
+	if n < 0 || n > 1<<32-1 {
+		r.fail()
+		return 0
+	}
+	return uint32(n)
 }
 
 func (r *wireReader) str() string {
@@ -173,10 +194,17 @@ func EncodeConfig(c *Config) []byte {
 		w.str(l.Point)
 		w.str(l.Upper)
 		w.str(l.Work)
+		w.bool(l.Scratch)
+		w.bool(l.Top != nil)
+		if l.Top != nil {
+			w.int64(int64(l.Top.Mode))
+			w.int(l.Top.GID)
+		}
 	}
 	w.strs(p.ReadOnly)
 	w.strs(p.Hide)
 	w.str(p.Broken)
+	w.str(p.Scratch)
 	w.str(c.Script)
 	w.str(c.Shell)
 	w.str(c.Dir)
@@ -184,6 +212,22 @@ func EncodeConfig(c *Config) []byte {
 	w.bool(c.Net)
 	w.bool(c.Unprotected)
 	w.bool(c.Root)
+	w.bool(c.Tty != nil)
+	if t := c.Tty; t != nil {
+		w.int(int(t.Streams))
+		for _, f := range []uint32{t.Iflag, t.Oflag, t.Cflag, t.Lflag} {
+			w.int64(int64(f))
+		}
+		w.int(int(t.Line))
+		w.str(string(t.Cc))
+		w.int64(int64(t.Ispeed))
+		w.int64(int64(t.Ospeed))
+		for _, n := range t.Size {
+			w.int64(int64(n))
+		}
+	}
+	w.int(c.MaxProcs)
+	w.int64(c.ScratchSize)
 	return w.b
 }
 
@@ -214,11 +258,16 @@ func DecodeConfig(b []byte) (*Config, error) {
 		for i := range p.Layers {
 			l := &p.Layers[i]
 			l.Point, l.Upper, l.Work = r.str(), r.str(), r.str()
+			l.Scratch = r.bool()
+			if r.bool() {
+				l.Top = &Top{Mode: r.uint32(), GID: r.int()}
+			}
 		}
 	}
 	p.ReadOnly = r.strs()
 	p.Hide = r.strs()
 	p.Broken = r.str()
+	p.Scratch = r.str()
 	c.Script = r.str()
 	c.Shell = r.str()
 	c.Dir = r.str()
@@ -226,6 +275,20 @@ func DecodeConfig(b []byte) (*Config, error) {
 	c.Net = r.bool()
 	c.Unprotected = r.bool()
 	c.Root = r.bool()
+	if r.bool() {
+		t := &Tty{}
+		t.Streams = uint8(r.int())
+		t.Iflag, t.Oflag, t.Cflag, t.Lflag = r.uint32(), r.uint32(), r.uint32(), r.uint32()
+		t.Line = uint8(r.int())
+		t.Cc = []byte(r.str())
+		t.Ispeed, t.Ospeed = r.uint32(), r.uint32()
+		for i := range t.Size {
+			t.Size[i] = int32(r.int64())
+		}
+		c.Tty = t
+	}
+	c.MaxProcs = r.int()
+	c.ScratchSize = r.int64()
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("decode sandbox config: %w", err)
 	}
@@ -240,6 +303,7 @@ func EncodeResult(res *Result) []byte {
 	w.str(res.Error)
 	w.strs(res.Failed)
 	w.strs(res.Unprotected)
+	w.strs(res.Limits)
 	w.int(len(res.Renames))
 	for _, r := range res.Renames {
 		w.str(r.From)
@@ -261,6 +325,7 @@ func DecodeResult(b []byte) (*Result, error) {
 	res.Error = r.str()
 	res.Failed = r.strs()
 	res.Unprotected = r.strs()
+	res.Limits = r.strs()
 	if n := r.count(); n > 0 {
 		res.Renames = make([]Rename, n)
 		for i := range res.Renames {

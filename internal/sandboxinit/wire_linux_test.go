@@ -24,8 +24,17 @@ func fill(t *testing.T, v reflect.Value, seed *int) {
 		v.SetString("s\xff,\x00" + string(rune('a'+*seed%26)))
 	case reflect.Bool:
 		v.SetBool(true)
-	case reflect.Int:
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(t, v.Elem(), seed)
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(t, v.Index(i), seed)
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
 		v.SetInt(-int64(*seed))
+	case reflect.Uint8:
+		v.SetUint(uint64(*seed) % 256)
 	case reflect.Uint32:
 		v.SetUint(uint64(*seed) << 20)
 	case reflect.Uint64:
