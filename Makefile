@@ -10,7 +10,7 @@ TERMINAL_TESTS := Tmux|Terminal
 
 # bin/nash is the whole program. nash-sandbox is the sandbox init; nash
 # starts it from its own directory (and re-executes itself when it is
-# missing, more slowly). nash-index carries out nash index and nash find, so
+# missing, more slowly). nash-index is the index server nash talks to, so
 # that nash itself does not link the index. All are linked statically (no
 # cgo): a process then starts and exits without the dynamic loader.
 build:

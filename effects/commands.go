@@ -24,16 +24,16 @@ import (
 var commandTable = []CommandSpec{
 	// Commands that touch no file.
 	quiet("echo"), quiet("printf"), quiet("df"), quiet("pwd"), quiet("cal"), quiet("whoami"), quiet("id"),
-	quiet("groups"), quiet("uname"), quiet("hostname"), quiet("uptime"), quiet("free"), quiet("ps"),
-	{Name: "top", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/procps", RoleCreate}}},
-	{Name: "htop", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/htop", RoleCreate}}}, quiet("pgrep"), quiet("pidof"), quiet("lsof"), quiet("netstat"), quiet("ss"), quiet("printenv"),
+	quiet("groups"), quiet("uname"), quiet("hostname"), quiet("uptime"), quiet("free"), looks(quiet("ps")),
+	{Name: "top", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/procps", RoleCreate}}, Host: HostLooks},
+	{Name: "htop", Class: ClassQuiet, Also: []AlsoSpec{{"~/.config/htop", RoleCreate}}, Host: HostLooks}, looks(quiet("pgrep")), looks(quiet("pidof")), looks(quiet("lsof")), looks(quiet("netstat")), looks(quiet("ss")), quiet("printenv"),
 	quiet("history"), quiet("true"), quiet("false"), quiet("test"), quiet("["), quiet("sleep"), quiet("seq"),
 	quiet("yes"), quiet("expr"), quiet("bc"), quiet("dc"), quiet("wait"), quiet("jobs"), quiet("fg"), quiet("bg"),
 	quiet("set"), quiet("shift"), quiet("alias"), quiet("unalias"), quiet("hash"), quiet("ulimit"), quiet("umask"),
 	quiet("getconf"), quiet("locale"), quiet("tty"), quiet("stty"), quiet("tput"), quiet("clear"), quiet("reset"),
 	quiet("man"), quiet("info"), quiet("help"), quiet("whatis"), quiet("apropos"), quiet("lsblk"), quiet("blkid"),
 	quiet("findmnt"), quiet("lscpu"), quiet("lsusb"), quiet("lspci"), quiet("dmesg"), quiet("journalctl"),
-	quiet("last"), quiet("w"), quiet("who"), quiet("users"), quiet("finger"), quiet("vmstat"), quiet("iostat"),
+	quiet("last"), looks(quiet("w")), quiet("who"), quiet("users"), quiet("finger"), quiet("vmstat"), quiet("iostat"),
 	quiet("mpstat"), quiet("sar"), quiet("nproc"), quiet("arch"), quiet("getent"), quiet("locate"), quiet("dirs"),
 	quiet("let"), quiet(":"), quiet("return"), quiet("exit"), quiet("break"), quiet("continue"), quiet("trap"),
 	quiet("shopt"), quiet("which"), quiet("whereis"), quiet("type"), quiet("local"), quiet("declare"),
@@ -41,8 +41,8 @@ var commandTable = []CommandSpec{
 	quiet("complete"), quiet("disown"), quiet("logout"), quiet("enable"), quiet("bind"), quiet("fc"),
 	quiet("suspend"), quiet("numfmt"), quiet("factor"), quiet("cowsay"), quiet("lsmod"), quiet("ifconfig"),
 	quiet("iwconfig"), quiet("route"), quiet("arp"), quiet("xclip"), quiet("xsel"), quiet("pbcopy"),
-	quiet("pbpaste"), quiet("lsb_release"), quiet("hostid"), quiet("logname"), quiet("sensors"), quiet("fuser"),
-	quiet("pstree"), quiet("dircolors"),
+	quiet("pbpaste"), quiet("lsb_release"), quiet("hostid"), quiet("logname"), quiet("sensors"), looks(quiet("fuser")),
+	looks(quiet("pstree")), quiet("dircolors"),
 	{Name: "tmux", Class: ClassRuns, analyze: session, Also: []AlsoSpec{{"/tmp/tmux-*", RoleTarget}},
 		Operands: operands("[SUBCOMMAND=subcommand] [ARG...=value]"),
 		Looks: []string{"ls", "list-sessions", "list-windows", "list-panes", "list-clients", "list-keys",
@@ -328,10 +328,10 @@ var commandTable = []CommandSpec{
 		Operands: operands("SUBCOMMAND=subcommand [ARG...=value]")},
 
 	// Commands that change state outside the file system.
-	system("kill", "sends a signal to processes", "-l", "-L", "--list"),
-	system("killall", "sends a signal to processes", "-l", "--list"),
-	system("pkill", "sends a signal to processes"),
-	system("skill", "sends a signal to processes"),
+	acts(system("kill", "sends a signal to processes", "-l", "-L", "--list")),
+	acts(system("killall", "sends a signal to processes", "-l", "--list")),
+	acts(system("pkill", "sends a signal to processes")),
+	acts(system("skill", "sends a signal to processes")),
 	system("xkill", "kills a window's client"),
 	system("renice", "changes process priorities"),
 	system("systemctl", "changes system services", "status", "show", "list-units", "list-unit-files", "is-active",
@@ -434,6 +434,13 @@ var commandTable = []CommandSpec{
 	accounts("addgroup"), accounts("delgroup"), accounts("gpasswd"), accounts("visudo"), accounts("chsh"),
 	accounts("chfn"),
 }
+
+// looks marks a command that shows the host's processes, sockets or
+// users (CommandSpec.Host).
+func looks(s CommandSpec) CommandSpec { s.Host = HostLooks; return s }
+
+// acts marks a command that acts on the host's processes.
+func acts(s CommandSpec) CommandSpec { s.Host = HostActs; return s }
 
 // withAlso adds paths a command writes of its own accord to its entry.
 func withAlso(s CommandSpec, also ...AlsoSpec) CommandSpec {

@@ -51,6 +51,10 @@ type CommandSpec struct {
 	// Also lists what the command writes whatever its arguments: its own
 	// settings, caches and sockets.
 	Also []AlsoSpec `json:"also,omitempty"`
+	// Host says the command is about the host rather than files: it looks
+	// at (or acts on) the machine's processes, sockets or users, which a
+	// sandbox with namespaces of its own would hide.
+	Host HostUse `json:"host,omitempty"`
 
 	// analyze is the analysis for a command whose arguments mean more than
 	// their roles say; nil for one the roles describe (byRoles).
@@ -182,6 +186,19 @@ type OptionSpec struct {
 	// command line then lacks: grep -e PATTERN, cp -t DEST.
 	Fills string `json:"fills,omitempty"`
 }
+
+// HostUse is what a command does with the host's processes and sockets.
+type HostUse string
+
+// The uses of the host.
+const (
+	// HostLooks: the command shows processes, sockets, users or load (ps,
+	// ss, who, free).
+	HostLooks HostUse = "looks"
+	// HostActs: the command acts on processes (kill, pkill), which
+	// cannot be undone.
+	HostActs HostUse = "acts"
+)
 
 // AlsoSpec is a path a command writes of its own accord.
 type AlsoSpec struct {

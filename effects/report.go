@@ -3,6 +3,7 @@ package effects
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -183,6 +184,41 @@ func (r *Report) Labels() []Risk {
 		}
 	}
 	return out
+}
+
+// Host says what the script does with the host's processes and sockets:
+// HostActs when some command acts on them (kill), else HostLooks when some
+// command looks at them (ps, ss), else "". Commands whose name only run
+// time tells count for nothing.
+func (r *Report) Host() HostUse {
+	var use HostUse
+	for _, c := range r.Commands {
+		if c.Dynamic {
+			continue
+		}
+		e := lookup(c.Name)
+		if e == nil {
+			continue
+		}
+		switch e.spec.Host {
+		case HostActs:
+			if e.spec.Class != ClassSystem || !invocationLooks(e.spec, c.Args) {
+				return HostActs
+			}
+		case HostLooks:
+			use = HostLooks
+		}
+	}
+	return use
+}
+
+// invocationLooks reports whether a command with Looks was called with
+// one of them as its first argument (kill -l lists signals).
+func invocationLooks(s *CommandSpec, args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	return slices.Contains(s.Looks, strings.Trim(args[0], `'"`))
 }
 
 // CommandNames returns the names of the commands that can run, in order,

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -277,6 +278,32 @@ func TestIgnoreRules(t *testing.T) {
 	for _, tt := range tests {
 		if got := rules.ignored(tt.path, tt.dir); got != tt.want {
 			t.Errorf("ignored(%s, dir=%v) = %v, want %v", tt.path, tt.dir, got, tt.want)
+		}
+	}
+}
+
+// TestHeadings: titles and section headings of Markdown, HTML and plain
+// text.
+func TestHeadings(t *testing.T) {
+	tests := []struct {
+		name, text string
+		title      string
+		heads      []string
+	}{
+		{"a.md", "intro\n# Title here\nbody\n## Usage\n```\n# not a heading\n```\nSetext\n======\n", "Title here", []string{"Title here", "Usage", "Setext"}},
+		{"b.md", "APT\n===\n\napt is a package manager.\n", "APT", []string{"APT"}},
+		{"man.txt", "TAR(1)    GNU TAR Manual    TAR(1)\n\nNAME\n       tar - an archiving utility\n\nSYNOPSIS\n       tar -c\n", "TAR(1) GNU TAR Manual TAR(1)", []string{"NAME", "SYNOPSIS"}},
+		{"readme.txt", "This is the README.\n\nSome text. NOT A HEADING, sentence.\nUsage Notes\n-----------\nmore\n", "This is the README.", []string{"Usage Notes"}},
+		{"one.txt", "plain words\n", "", nil},
+		{"a.html", "<title>T</title><h1>Intro</h1><p>x</p><h2>Deeper <b>part</b></h2>", "T", []string{"Intro", "Deeper part"}},
+	}
+	for _, tt := range tests {
+		d, err := Extract(tt.name, []byte(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Title != tt.title || !slices.Equal(d.Headings, tt.heads) {
+			t.Errorf("Extract(%s): title %q headings %q, want %q %q", tt.name, d.Title, d.Headings, tt.title, tt.heads)
 		}
 	}
 }

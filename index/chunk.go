@@ -9,9 +9,10 @@ import (
 // Chunk is a window of a document's text. Windows overlap so that a phrase
 // cut at one boundary is whole in the next chunk.
 type Chunk struct {
-	Seq  int    // 0-based position in the document
-	Line int    // 1-based line where the chunk starts
-	Text string // the chunk's text, a substring of the document
+	Seq   int    // 0-based position in the document
+	Line  int    // 1-based line where the chunk starts
+	Start int    // byte offset in the document where it starts
+	Text  string // the chunk's text, a substring of the document
 }
 
 // SplitChunks cuts text into chunks of at most size words, each starting
@@ -51,7 +52,7 @@ func SplitChunks(text string, size, overlap int) []Chunk {
 		start := words[first].start
 		line += strings.Count(text[lineAt:start], "\n")
 		lineAt = start
-		chunks = append(chunks, Chunk{Seq: len(chunks), Line: line, Text: text[start:words[last].end]})
+		chunks = append(chunks, Chunk{Seq: len(chunks), Line: line, Start: start, Text: text[start:words[last].end]})
 		if last == len(words)-1 {
 			break
 		}
@@ -59,10 +60,16 @@ func SplitChunks(text string, size, overlap int) []Chunk {
 	return chunks
 }
 
-// snippetAround returns up to width bytes of text centred on the byte
-// offset at, cut at rune boundaries, with whitespace collapsed.
-func snippetAround(text string, at, width int) string {
+// snippetAround returns up to width bytes of text around the byte offset
+// at (a third before it), cut at rune boundaries, with whitespace
+// collapsed, and the 1-based line where it starts.
+func snippetAround(text string, at, width int) (string, int) {
+	at = min(max(0, at), len(text))
 	start := max(0, at-width/3)
+	// Start at the beginning of a line when it is near.
+	if nl := strings.LastIndexByte(text[start:at], '\n'); nl >= 0 {
+		start += nl + 1
+	}
 	end := min(len(text), start+width)
 	for start > 0 && !utf8.RuneStart(text[start]) {
 		start--
@@ -71,11 +78,11 @@ func snippetAround(text string, at, width int) string {
 		end++
 	}
 	s := strings.Join(strings.Fields(text[start:end]), " ")
-	if start > 0 {
+	if start > 0 && text[start-1] != '\n' {
 		s = "…" + s
 	}
 	if end < len(text) {
 		s += "…"
 	}
-	return s
+	return s, 1 + strings.Count(text[:start], "\n")
 }

@@ -52,13 +52,13 @@ func ExampleIndex_Search_fallback() {
 	}
 	defer ix.Close()
 	ix.Add(ctx, tmp)
-	res, _ := ix.Search(ctx, "invoice", index.SearchOptions{Mode: index.Semantic})
+	res, _ := ix.Search(ctx, "dentist receipts", index.SearchOptions{Mode: index.Semantic})
 	fmt.Println(res.Mode, "-", res.Notice)
 	for _, h := range res.Hits {
 		fmt.Println(filepath.Base(h.Path))
 	}
 	// Output:
-	// keyword - no embedder configured: semantic search fell back to keyword search with query expansion
+	// keyword - no embedder configured: ranked by keyword only (set NASH_EMBEDDER to search by meaning)
 	// dentist.txt
 }
 

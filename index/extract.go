@@ -10,6 +10,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
@@ -45,8 +46,12 @@ const (
 // Document is the text extracted from one file.
 type Document struct {
 	Format Format
-	Title  string // first heading, <title>, or empty
-	Text   string
+	Title  string // first heading, <title>, a short first line, or empty
+	// Headings are the document's section headings, in order: Markdown
+	// and HTML headings, underlined lines and capitalised section names of
+	// plain text.
+	Headings []string
+	Text     string
 }
 
 // maxPDFPages bounds the work spent on one PDF.
@@ -101,14 +106,16 @@ func Extract(name string, data []byte) (doc Document, err error) {
 	text := toValidUTF8(data)
 	switch {
 	case ext == ".html" || ext == ".htm" || ext == ".xhtml":
-		title, body := stripHTML(text)
-		return Document{Format: FormatHTML, Title: title, Text: body}, nil
+		title, body, heads := stripHTML(text)
+		return Document{Format: FormatHTML, Title: title, Headings: heads, Text: body}, nil
 	case ext == ".md" || ext == ".markdown" || ext == ".mdown":
-		return Document{Format: FormatMarkdown, Title: markdownTitle(text), Text: text}, nil
+		title, heads := textHeadings(text, true)
+		return Document{Format: FormatMarkdown, Title: title, Headings: heads, Text: text}, nil
 	case codeExts[ext]:
 		return Document{Format: FormatCode, Text: text}, nil
 	}
-	return Document{Format: FormatText, Text: text}, nil
+	title, heads := textHeadings(text, false)
+	return Document{Format: FormatText, Title: title, Headings: heads, Text: text}, nil
 }
 
 // looksLikeText reports whether the first 8 KiB hold no NUL byte and are
@@ -145,15 +152,92 @@ func toValidUTF8(data []byte) string {
 	return strings.ToValidUTF8(string(data), "\uFFFD")
 }
 
-// markdownTitle returns the text of the first ATX heading.
-func markdownTitle(text string) string {
-	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "#") {
-			return strings.TrimSpace(strings.TrimLeft(line, "#"))
+// maxHeading bounds the length of a line taken for a heading or title.
+const maxHeading = 100
+
+// textHeadings finds the title and the section headings of Markdown or
+// plain text. Headings are ATX lines (# Title, Markdown only), lines
+// underlined with =, -, * or ~ (setext), and, in plain text, short lines
+// in capitals at the margin (manual pages' NAME, DESCRIPTION). The title is
+// Markdown's first heading, or the heading plain text starts with, else a
+// short first line standing apart (a manual page's header).
+func textHeadings(text string, markdown bool) (title string, heads []string) {
+	lines := strings.Split(text, "\n")
+	first := -1 // the first non-blank line
+	inFence := false
+	for i, raw := range lines {
+		line := strings.TrimRight(raw, " \t\r")
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if markdown && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			inFence = !inFence
+			continue
+		}
+		if inFence || len(t) > maxHeading {
+			continue
+		}
+		h := ""
+		switch {
+		case markdown && strings.HasPrefix(t, "#"):
+			h = strings.TrimSpace(strings.Trim(t, "#"))
+		case i+1 < len(lines) && underline(strings.TrimSpace(lines[i+1]), len(t)):
+			h = t
+		case !markdown && line == t && capsHeading(t):
+			h = t
+		}
+		if h == "" {
+			continue
+		}
+		if title == "" && (i == first || markdown) {
+			title = h // Markdown's first heading, or the text's opening one
+		}
+		heads = append(heads, h)
+	}
+	if title == "" && first >= 0 && first+2 < len(lines) && strings.TrimSpace(lines[first+1]) == "" &&
+		strings.TrimSpace(strings.Join(lines[first+2:], "")) != "" {
+		// A short first line standing apart from the text: a header.
+		t := strings.TrimSpace(lines[first])
+		if len(t) <= maxHeading && len(strings.Fields(t)) <= 12 {
+			title = strings.Join(strings.Fields(t), " ")
 		}
 	}
-	return ""
+	return title, heads
+}
+
+// underline reports whether u underlines a heading of length n: a run of
+// one of = - * ~ at least three long and about as long as the heading.
+func underline(u string, n int) bool {
+	if len(u) < 3 || len(u) < n/2 || len(u) > 2*n+2 {
+		return false
+	}
+	c := u[0]
+	if c != '=' && c != '-' && c != '*' && c != '~' {
+		return false
+	}
+	return strings.Count(u, string(c)) == len(u)
+}
+
+// capsHeading reports whether a line at the margin is a capitalised section
+// name: letters, at most six words, no lower case, no sentence punctuation.
+func capsHeading(t string) bool {
+	if len(strings.Fields(t)) > 6 || strings.ContainsAny(t, ".,;:!?()[]{}<>=") {
+		return false
+	}
+	letters := 0
+	for _, r := range t {
+		switch {
+		case unicode.IsLower(r):
+			return false
+		case unicode.IsUpper(r):
+			letters++
+		}
+	}
+	return letters >= 3
 }
 
 // blockTags end a line when stripped from HTML.
@@ -163,12 +247,13 @@ var blockTags = map[string]bool{
 	"ul": true, "ol": true, "blockquote": true, "hr": true, "title": true, "td": true, "th": true,
 }
 
-// stripHTML returns the <title> and the visible text of an HTML page. It is
-// a tolerant scanner, not a validating parser: unclosed tags end the text.
-func stripHTML(s string) (title, text string) {
+// stripHTML returns the <title>, the visible text and the h1-h6 headings
+// of an HTML page. It is a tolerant scanner, not a validating parser:
+// unclosed tags end the text.
+func stripHTML(s string) (title, text string, heads []string) {
 	var b strings.Builder
-	var tb strings.Builder
-	inTitle := false
+	var tb, hb strings.Builder
+	inTitle, inHead := false, false
 	for len(s) > 0 {
 		lt := strings.IndexByte(s, '<')
 		if lt < 0 {
@@ -178,6 +263,9 @@ func stripHTML(s string) (title, text string) {
 		b.WriteString(chunk)
 		if inTitle {
 			tb.WriteString(chunk)
+		}
+		if inHead {
+			hb.WriteString(chunk)
 		}
 		s = s[lt:]
 		if s == "" {
@@ -212,6 +300,14 @@ func stripHTML(s string) (title, text string) {
 			s = s[end:]
 		case name == "title":
 			inTitle = !closing
+		case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6':
+			inHead = !closing
+			if closing {
+				if h := strings.Join(strings.Fields(hb.String()), " "); h != "" && len(h) <= maxHeading {
+					heads = append(heads, h)
+				}
+				hb.Reset()
+			}
 		}
 		if blockTags[name] {
 			b.WriteByte('\n')
@@ -219,7 +315,7 @@ func stripHTML(s string) (title, text string) {
 			b.WriteByte(' ')
 		}
 	}
-	return strings.Join(strings.Fields(tb.String()), " "), tidyLines(b.String())
+	return strings.Join(strings.Fields(tb.String()), " "), tidyLines(b.String()), heads
 }
 
 // tidyLines collapses runs of spaces within lines and runs of blank lines.

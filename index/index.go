@@ -46,8 +46,10 @@ var (
 )
 
 var (
-	keyRoots = []byte("roots")
-	keyModel = []byte("model")
+	keyRoots  = []byte("roots")
+	keyModel  = []byte("model")
+	keyLens   = []byte("lens")   // fieldLens (JSON)
+	keyHidden = []byte("hidden") // "1": hidden directories are indexed
 )
 
 // Index is a keyword and semantic index over files under a set of roots,
@@ -64,6 +66,10 @@ type Index struct {
 
 	mu sync.Mutex // serialises writers
 
+	lensMu sync.Mutex
+	lens   fieldLens // mirrors the catalog's keyLens
+	stop   stopWords
+
 	// textMu guards the text and vec fields, which Rebuild and Close
 	// replace: searches hold it for reading, Rebuild and Close for writing.
 	textMu sync.RWMutex
@@ -74,12 +80,15 @@ var ErrClosed = errors.New("index is closed")
 
 // fileEntry is what the catalog knows of one file.
 type fileEntry struct {
-	Size    int64  `json:"s"`
-	MTime   int64  `json:"m"` // unix nanoseconds
-	Chunks  int    `json:"c,omitempty"`
-	Model   string `json:"e,omitempty"` // embedding model of its vectors
-	Pending bool   `json:"p,omitempty"` // a write was in flight: re-index
-	Skip    string `json:"k,omitempty"` // why it was skipped
+	Size   int64 `json:"s"`
+	MTime  int64 `json:"m"`           // unix nanoseconds
+	Chunks int   `json:"c,omitempty"` // passages with a vector
+	// Lens are the lengths of its scored fields, counted into fieldLens
+	// (nil for a file not in the keyword index).
+	Lens    []int64 `json:"l,omitempty"`
+	Model   string  `json:"e,omitempty"` // embedding model of its vectors
+	Pending bool    `json:"p,omitempty"` // a write was in flight: re-index
+	Skip    string  `json:"k,omitempty"` // why it was skipped
 }
 
 // Open opens the index in dir, creating it if needed.
@@ -98,7 +107,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Index, error) {
 		}
 		return nil, fmt.Errorf("open index catalog %s: %w", dir, err)
 	}
-	ix := &Index{dir: dir, cfg: cfg, db: db}
+	ix := &Index{dir: dir, cfg: cfg, db: db, stop: newStopWords()}
 	if err := ix.openText(); err != nil {
 		db.Close()
 		return nil, err
@@ -160,17 +169,37 @@ func readFormat(text bleve.Index) (int, error) {
 	return n, nil
 }
 
-// Fields of a chunk document in bleve.
+// Fields of a file's document in bleve, whose ID is the file's path.
 const (
-	fieldPath    = "path"     // absolute path, keyword, stored
-	fieldPathTxt = "pathtext" // path words, analysed
+	fieldPath    = "path"     // absolute path, keyword
+	fieldPathTxt = "pathtext" // the directory's words, analysed
 	fieldName    = "name"     // base name words, analysed
-	fieldTitle   = "title"
-	fieldBody    = "content" // name words, title and text: the main field
-	fieldText    = "text"    // the chunk's text, stored only, for snippets
-	fieldExt     = "ext"     // lower-case extension without the dot
-	fieldLine    = "line"    // stored: first line of the chunk
+	fieldTitle   = "title"    // analysed and stored
+	fieldHeads   = "heads"    // section headings, analysed
+	fieldLead    = "lead"     // the first leadTokens words of the text, analysed
+	fieldBody    = "content"  // the text, analysed with positions: the main field
+	fieldText    = "text"     // the text, stored only, for snippets
+	fieldExt     = "ext"      // lower-case extension without the dot
 )
+
+// scoredFields are the analysed fields whose lengths the index keeps, in
+// the order of fieldLens.Sum and fileEntry.Lens.
+var scoredFields = [...]string{fieldBody, fieldName, fieldTitle, fieldHeads, fieldLead, fieldPathTxt}
+
+// fieldLens are the document count and the summed lengths of the scored
+// fields (in words, as countWords counts them), for their average lengths.
+type fieldLens struct {
+	Docs int64
+	Sum  [len(scoredFields)]int64
+}
+
+// avg returns the average length of scored field i, at least 1.
+func (l fieldLens) avg(i int) float64 {
+	if l.Docs == 0 {
+		return 1
+	}
+	return max(1, float64(l.Sum[i])/float64(l.Docs))
+}
 
 // analyzerName is the analyzer of all text fields: dots and underscores
 // made spaces, Unicode words, possessives dropped, lower case, English stop
@@ -185,10 +214,11 @@ const analyzerName = "nash_en"
 // spaces, keeping byte offsets.
 const splitFilterName = "nash_split"
 
-// formatVersion numbers the analysis of the keyword index. An index built
-// with an older one keeps working with the analyzer stored in it, and
-// searches say that a rebuild would bring the current one.
-const formatVersion = 2
+// formatVersion numbers the layout of the keyword index: 3 has a document
+// per file (2 had one per chunk). An index of an older layout cannot be
+// searched; Open says so with NeedsRebuild, and the index server rebuilds
+// it.
+const formatVersion = 3
 
 // keyFormat holds formatVersion in the keyword index's internal storage;
 // indexes from before it have none (version 1).
@@ -196,7 +226,7 @@ var keyFormat = []byte("nash_format")
 
 // NoticeOldFormat is the Result.Notice of a search in an index built by an
 // older version of nash.
-const NoticeOldFormat = "the index was built by an older version of nash; run nash index rebuild to update it"
+const NoticeOldFormat = "the index was built by an older version of nash; it finds nothing until it is rebuilt (the index server does that when it starts; nash index rebuild does it too)"
 
 // newMapping builds the bleve mapping: BM25, English stemming, no _all field.
 func newMapping() mapping.IndexMapping {
@@ -215,11 +245,6 @@ func newMapping() mapping.IndexMapping {
 	kw.IncludeInAll = false
 	kw.IncludeTermVectors = false
 	kw.DocValues = false
-	stored := mapping.NewNumericFieldMapping()
-	stored.Index = false
-	stored.IncludeInAll = false
-	stored.DocValues = false
-
 	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(fieldPath, kw)
 	doc.AddFieldMappingsAt(fieldPathTxt, text(false, false))
@@ -230,11 +255,12 @@ func newMapping() mapping.IndexMapping {
 	storedText.IncludeTermVectors = false
 	storedText.DocValues = false
 	doc.AddFieldMappingsAt(fieldName, text(false, false))
-	doc.AddFieldMappingsAt(fieldTitle, text(true, true))
+	doc.AddFieldMappingsAt(fieldTitle, text(true, false))
+	doc.AddFieldMappingsAt(fieldHeads, text(false, false))
+	doc.AddFieldMappingsAt(fieldLead, text(false, false))
 	doc.AddFieldMappingsAt(fieldBody, text(false, true))
 	doc.AddFieldMappingsAt(fieldText, storedText)
 	doc.AddFieldMappingsAt(fieldExt, kw)
-	doc.AddFieldMappingsAt(fieldLine, stored)
 
 	m := bleve.NewIndexMapping()
 	if err := m.AddCustomCharFilter(splitFilterName, map[string]any{
@@ -269,6 +295,14 @@ func (ix *Index) initCatalog(ctx context.Context) error {
 			}
 		}
 		meta := tx.Bucket(bucketMeta)
+		if v := meta.Get(keyLens); v != nil {
+			if err := json.Unmarshal(v, &ix.lens); err != nil {
+				return fmt.Errorf("field lengths: %w", err)
+			}
+		}
+		if string(meta.Get(keyHidden)) == "1" {
+			ix.cfg.hidden = true
+		}
 		if ix.cfg.embedder == nil {
 			return nil
 		}
@@ -327,6 +361,47 @@ func (ix *Index) Close() error {
 	return nil
 }
 
+// NeedsRebuild reports whether the keyword index was built by an older
+// version in a layout this one cannot search: Rebuild brings it up to date.
+func (ix *Index) NeedsRebuild() bool { return ix.format < formatVersion }
+
+// IncludeHidden makes this and every later run of the index walk into
+// directories whose names start with a dot, which are skipped by default:
+// the choice is recorded in the index.
+func (ix *Index) IncludeHidden() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.db == nil {
+		return ErrClosed
+	}
+	ix.cfg.hidden = true
+	err := ix.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyHidden, []byte("1")) })
+	if err != nil {
+		return fmt.Errorf("record hidden: %w", err)
+	}
+	return nil
+}
+
+// add adds (sign 1) or removes (sign -1) a file's field lengths.
+func (l *fieldLens) add(entry []int64, sign int64) {
+	if len(entry) != len(scoredFields) {
+		return
+	}
+	l.Docs += sign
+	for i, n := range entry {
+		l.Sum[i] += sign * n
+	}
+}
+
+// putLens records the totals in the catalog's meta bucket.
+func putLens(meta *bolt.Bucket, l fieldLens) error {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	return meta.Put(keyLens, data)
+}
+
 // Dir returns the directory holding the index.
 func (ix *Index) Dir() string { return ix.dir }
 
@@ -371,8 +446,8 @@ func writeRoots(tx *bolt.Tx, roots []string) error {
 type Status struct {
 	Dir       string
 	Roots     []string
-	Files     int // files with content in the index
-	Chunks    int
+	Files     int       // files with content in the index
+	Chunks    int       // passages with a vector
 	Skipped   []Skipped // files known but not indexed, with the reason
 	Vectors   int       // chunk vectors held (0 without an embedder)
 	Model     string    // embedding model, "" without an embedder
@@ -403,8 +478,8 @@ func (ix *Index) Status() (Status, error) {
 			return err
 		}
 		return tx.Bucket(bucketFiles).ForEach(func(k, v []byte) error {
-			var e fileEntry
-			if err := json.Unmarshal(v, &e); err != nil {
+			e, err := decodeEntry(v)
+			if err != nil {
 				return err
 			}
 			if e.Skip != "" {

@@ -36,6 +36,11 @@ type config struct {
 	now          func() time.Time
 	weights      weights
 	batchFiles   int // files per write batch: each batch costs a few fsyncs
+	// related gives the words a semantic search without an embedder adds
+	// to the query, and expandWeight their weight: nil in nash, which
+	// measured query expansion and found it no help (expand_test.go).
+	related      func(word string) []string
+	expandWeight float64
 }
 
 func defaultConfig() config {
@@ -68,10 +73,6 @@ func MaxFileSize(n int64) Option { return func(c *config) { c.maxSize = n } }
 func ChunkWords(size, overlap int) Option {
 	return func(c *config) { c.chunkWords, c.overlapWords = size, overlap }
 }
-
-// IncludeHidden indexes directories whose names start with a dot, which are
-// skipped by default.
-func IncludeHidden(yes bool) Option { return func(c *config) { c.hidden = yes } }
 
 // OnProgress sets a function called during long indexing runs, at most
 // every 100 ms and once at the end. It must not block.

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -148,7 +145,7 @@ func (ix *Index) Remove(ctx context.Context, paths ...string) (Stats, error) {
 	}
 	var stats Stats
 	for _, r := range drop {
-		n, err := ix.dropUnder(ctx, r, nil)
+		n, err := ix.dropPaths(ctx, []string{r})
 		stats.Removed += n
 		if err != nil {
 			return stats, err
@@ -182,11 +179,14 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(bucketMeta).Delete(keyLens)
 	})
 	if err != nil {
 		return Stats{}, fmt.Errorf("clear catalog: %w", err)
 	}
+	ix.lensMu.Lock()
+	ix.lens = fieldLens{}
+	ix.lensMu.Unlock()
 	err = func() error {
 		ix.textMu.Lock()
 		defer ix.textMu.Unlock()
@@ -217,156 +217,14 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 	return ix.sync(ctx, roots)
 }
 
-// job is a file found by the walker.
-type job struct {
-	path string
-	info fs.FileInfo
-	old  *fileEntry
-	skip error // set when the walker already knows the file is skipped
-}
-
 // result is a job after extraction.
 type result struct {
 	job
+	doc      map[string]any // the keyword index's document; nil when skipped
+	lens     []int64        // lengths of its scored fields
 	title    string
-	chunks   []Chunk
+	chunks   []Chunk // passages to embed (with an embedder only)
 	vanished bool
-}
-
-// sync brings the files under roots in step with the disk. ix.mu is held,
-// which keeps Rebuild and Close from replacing ix.text meanwhile.
-func (ix *Index) sync(ctx context.Context, roots []string) (Stats, error) {
-	start := time.Now()
-	var stats Stats
-	if ix.text == nil {
-		return stats, ErrClosed
-	}
-	known := map[string]fileEntry{}
-	err := ix.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketFiles)
-		for _, r := range roots {
-			for _, k := range prefixKeys(b, r) {
-				var e fileEntry
-				if err := json.Unmarshal(b.Get([]byte(k)), &e); err != nil {
-					return err
-				}
-				known[k] = e
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return stats, fmt.Errorf("read catalog: %w", err)
-	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan job, 256)
-	results := make(chan result, 256)
-	seen := map[string]bool{}
-	var seenCount atomic.Int64 // len(seen), readable while the walk runs
-	var walkErr error
-	var walkSkips []Skipped
-	go func() {
-		defer close(jobs)
-		allRoots, err := ix.Roots()
-		if err != nil {
-			walkErr = err
-			return
-		}
-		for _, root := range roots {
-			err := ix.walk(ctx, allRoots, root, func(path string, fi fs.FileInfo, skip error) {
-				if fi == nil && skip != nil { // a directory or link we could not enter
-					walkSkips = append(walkSkips, Skipped{Path: path, Reason: skip.Error(), Err: skip})
-					if e, ok := known[path]; ok && e.Skip != "" {
-						seen[path] = true
-					}
-					return
-				}
-				seen[path] = true
-				seenCount.Add(1)
-				j := job{path: path, info: fi, skip: skip}
-				if e, ok := known[path]; ok {
-					if e.upToDate(fi, ix.cfg) {
-						stats.Unchanged++
-						return
-					}
-					j.old = &e
-				}
-				select {
-				case jobs <- j:
-				case <-ctx.Done():
-				}
-			})
-			if err != nil {
-				walkErr = err
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range ix.cfg.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- ix.extract(j)
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
-
-	var batch []result
-	batchBytes := 0
-	lastProgress := time.Now()
-	var werr error
-	for r := range results {
-		if werr != nil {
-			continue // drain
-		}
-		batch = append(batch, r)
-		for _, c := range r.chunks {
-			batchBytes += len(c.Text)
-		}
-		if len(batch) >= ix.cfg.batchFiles || batchBytes >= 4<<20 {
-			werr = ix.flush(ctx, batch, &stats)
-			batch, batchBytes = batch[:0], 0
-			if werr != nil {
-				cancel()
-			}
-		}
-		if p := ix.cfg.progress; p != nil && time.Since(lastProgress) > 100*time.Millisecond {
-			lastProgress = time.Now()
-			p(Progress{Seen: int(seenCount.Load()), Indexed: stats.Indexed, Skipped: len(stats.Skipped), Path: r.path})
-		}
-	}
-	if werr == nil && len(batch) > 0 {
-		werr = ix.flush(ctx, batch, &stats)
-	}
-	stats.Skipped = append(stats.Skipped, walkSkips...)
-	stats.Seen = len(seen)
-	if werr != nil {
-		return stats, werr
-	}
-	if walkErr != nil {
-		return stats, walkErr
-	}
-	if err := ctx.Err(); err != nil {
-		return stats, err
-	}
-	// Files under the roots that the walk did not see are gone.
-	for _, r := range roots {
-		n, err := ix.dropUnder(ctx, r, seen)
-		stats.Removed += n
-		if err != nil {
-			return stats, err
-		}
-	}
-	stats.Elapsed = time.Since(start)
-	if p := ix.cfg.progress; p != nil {
-		p(Progress{Seen: stats.Seen, Indexed: stats.Indexed, Skipped: len(stats.Skipped), Done: true})
-	}
-	return stats, nil
 }
 
 // upToDate reports whether the entry matches the file on disk and the
@@ -405,8 +263,64 @@ func (ix *Index) extract(j job) result {
 		return r
 	}
 	r.title = doc.Title
-	r.chunks = SplitChunks(doc.Text, ix.cfg.chunkWords, ix.cfg.overlapWords)
+	r.doc, r.lens = ix.document(j.path, doc)
+	if ix.vec != nil {
+		r.chunks = SplitChunks(doc.Text, ix.cfg.chunkWords, ix.cfg.overlapWords)
+	}
 	return r
+}
+
+// leadWords is how many words of a text, from its start, make its lead:
+// what a document says first tells best what it is about.
+const leadWords = 150
+
+// document builds the keyword index's document of a file and the lengths
+// of its scored fields.
+func (ix *Index) document(path string, d Document) (map[string]any, []int64) {
+	name := splitWords(filepath.Base(path))
+	dir := splitWords(filepath.Dir(path))
+	heads := strings.Join(d.Headings, "\n")
+	lead, leadLen := ix.lead(d.Text)
+	fields := map[string]string{
+		fieldBody: d.Text, fieldName: name, fieldTitle: d.Title, fieldHeads: heads, fieldPathTxt: dir,
+	}
+	lens := make([]int64, len(scoredFields))
+	for i, f := range scoredFields {
+		if f == fieldLead {
+			lens[i] = leadLen
+			continue
+		}
+		lens[i] = ix.stop.countWords(fields[f])
+	}
+	return map[string]any{
+		fieldPath:    path,
+		fieldPathTxt: dir,
+		fieldName:    name,
+		fieldTitle:   d.Title,
+		fieldHeads:   heads,
+		fieldLead:    lead,
+		fieldBody:    d.Text,
+		fieldText:    d.Text,
+		fieldExt:     strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."),
+	}, lens
+}
+
+// lead returns the lead field of a text, its first leadWords words as the
+// analyzer counts them, and the lead's length. A text no longer than that
+// has no lead field of its own: the searcher reads its text as its lead
+// (bm25f.go), which spares a posting per word of every short file.
+func (ix *Index) lead(text string) (string, int64) {
+	prefix := ix.stop.prefixWords(text, 3*leadWords) // holds the lead, and then some
+	toks := ix.analyzer.Analyze([]byte(prefix))
+	if len(toks) > leadWords {
+		return text[:toks[leadWords-1].End], leadWords
+	}
+	if len(prefix) == len(text) {
+		return "", int64(len(toks)) // the whole text is its lead
+	}
+	// Stop words and the like: what the analyzer kept of a long prefix
+	// is short. The text is its own lead, up to where it was read.
+	return prefix, int64(len(toks))
 }
 
 // extractLimit bounds the time spent extracting one file.
@@ -473,13 +387,15 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 		off += len(batch[n].chunks)
 	}
 
-	// Intent: every id that may exist after this batch is recorded.
+	// Intent: every file whose document or vectors may change is marked,
+	// with enough chunks listed to delete what this batch may write.
 	err := ix.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketFiles)
 		for _, r := range batch {
 			e := fileEntry{Pending: true, Chunks: len(r.chunks)}
 			if r.old != nil {
 				e.Chunks = max(e.Chunks, r.old.Chunks)
+				e.Lens = r.old.Lens // still counted in the totals
 			}
 			if err := putEntry(b, r.path, e); err != nil {
 				return err
@@ -493,28 +409,11 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 
 	tb := ix.text.NewBatch()
 	for _, r := range batch {
-		if r.old != nil {
-			for i := range r.old.Chunks {
-				tb.Delete(chunkID(r.path, i))
-			}
+		if r.old != nil && r.doc == nil {
+			tb.Delete(r.path)
 		}
-		if len(r.chunks) == 0 {
-			continue
-		}
-		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(r.path)), ".")
-		name := splitWords(filepath.Base(r.path))
-		for _, c := range r.chunks {
-			doc := map[string]any{
-				fieldPath:    r.path,
-				fieldPathTxt: splitWords(filepath.Dir(r.path)),
-				fieldName:    name,
-				fieldTitle:   r.title,
-				fieldBody:    name + "\n" + r.title + "\n" + c.Text,
-				fieldText:    c.Text,
-				fieldExt:     ext,
-				fieldLine:    float64(c.Line),
-			}
-			if err := tb.Index(chunkID(r.path, c.Seq), doc); err != nil {
+		if r.doc != nil {
+			if err := tb.Index(r.path, r.doc); err != nil { // replaces the old one
 				return fmt.Errorf("index %s: %w", r.path, err)
 			}
 		}
@@ -523,10 +422,14 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 		return fmt.Errorf("write keyword index: %w", err)
 	}
 
+	ix.lensMu.Lock()
+	lens := ix.lens
+	ix.lensMu.Unlock()
 	err = ix.db.Update(func(tx *bolt.Tx) error {
 		files, vb := tx.Bucket(bucketFiles), tx.Bucket(bucketVectors)
 		for n, r := range batch {
 			if r.old != nil {
+				lens.add(r.old.Lens, -1)
 				for i := range r.old.Chunks {
 					if err := vb.Delete([]byte(chunkID(r.path, i))); err != nil {
 						return err
@@ -539,9 +442,13 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 				}
 				continue
 			}
-			e := fileEntry{Size: r.info.Size(), MTime: r.info.ModTime().UnixNano(), Chunks: len(r.chunks)}
+			e := fileEntry{Size: r.info.Size(), MTime: r.info.ModTime().UnixNano()}
 			if r.skip != nil {
 				e.Skip = r.skip.Error()
+			}
+			if r.doc != nil {
+				e.Lens = r.lens
+				lens.add(r.lens, 1)
 			}
 			if vectors != nil && len(r.chunks) > 0 {
 				for _, c := range r.chunks {
@@ -549,6 +456,7 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 						return err
 					}
 				}
+				e.Chunks = len(r.chunks)
 				e.Model = ix.cfg.model
 				embedded[n] = true
 			}
@@ -556,11 +464,14 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 				return err
 			}
 		}
-		return nil
+		return putLens(tx.Bucket(bucketMeta), lens)
 	})
 	if err != nil {
 		return fmt.Errorf("write catalog: %w", err)
 	}
+	ix.lensMu.Lock()
+	ix.lens = lens
+	ix.lensMu.Unlock()
 
 	// Mirror into the in-memory vector store and count.
 	for n, r := range batch {
@@ -583,7 +494,9 @@ func (ix *Index) flush(ctx context.Context, batch []result, stats *Stats) error 
 			stats.Skipped = append(stats.Skipped, Skipped{Path: r.path, Reason: r.skip.Error(), Err: r.skip})
 		default:
 			stats.Indexed++
-			stats.Chunks += len(r.chunks)
+			if embedded[n] {
+				stats.Chunks += len(r.chunks)
+			}
 		}
 	}
 	return nil
@@ -603,33 +516,29 @@ func embedText(path, title, text string) string {
 }
 
 func putEntry(b *bolt.Bucket, path string, e fileEntry) error {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	return b.Put([]byte(path), data)
+	return b.Put([]byte(path), encodeEntry(e))
 }
 
-// dropUnder removes from the index every file at or below dir that is not
-// in keep. It returns how many files had content in the index.
-func (ix *Index) dropUnder(ctx context.Context, dir string, keep map[string]bool) (int, error) {
+// dropPaths removes from the index every file at or below each of paths.
+// It returns how many files had content in the index.
+func (ix *Index) dropPaths(ctx context.Context, paths []string) (int, error) {
 	type gone struct {
 		path   string
 		chunks int
+		lens   []int64
 		skip   bool
 	}
 	var drop []gone
 	err := ix.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketFiles)
-		for _, k := range prefixKeys(b, dir) {
-			if keep[k] {
-				continue
+		for _, dir := range paths {
+			for _, k := range prefixKeys(b, dir) {
+				e, err := decodeEntry(b.Get([]byte(k)))
+				if err != nil {
+					return err
+				}
+				drop = append(drop, gone{k, e.Chunks, e.Lens, e.Skip != ""})
 			}
-			var e fileEntry
-			if err := json.Unmarshal(b.Get([]byte(k)), &e); err != nil {
-				return err
-			}
-			drop = append(drop, gone{k, e.Chunks, e.Skip != ""})
 		}
 		return nil
 	})
@@ -641,13 +550,14 @@ func (ix *Index) dropUnder(ctx context.Context, dir string, keep map[string]bool
 	}
 	tb := ix.text.NewBatch()
 	for _, g := range drop {
-		for i := range g.chunks {
-			tb.Delete(chunkID(g.path, i))
-		}
+		tb.Delete(g.path)
 	}
 	if err := ix.text.Batch(tb); err != nil {
 		return 0, fmt.Errorf("delete from keyword index: %w", err)
 	}
+	ix.lensMu.Lock()
+	lens := ix.lens
+	ix.lensMu.Unlock()
 	n := 0
 	err = ix.db.Update(func(tx *bolt.Tx) error {
 		files, vb := tx.Bucket(bucketFiles), tx.Bucket(bucketVectors)
@@ -660,12 +570,16 @@ func (ix *Index) dropUnder(ctx context.Context, dir string, keep map[string]bool
 			if err := files.Delete([]byte(g.path)); err != nil {
 				return err
 			}
+			lens.add(g.lens, -1)
 		}
-		return nil
+		return putLens(tx.Bucket(bucketMeta), lens)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete from catalog: %w", err)
 	}
+	ix.lensMu.Lock()
+	ix.lens = lens
+	ix.lensMu.Unlock()
 	for _, g := range drop {
 		if ix.vec != nil {
 			for i := range g.chunks {
@@ -685,30 +599,6 @@ func splitWords(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 0x7f)
 	}), " ")
-}
-
-// walk calls visit for every file under path that is not ignored. skip is
-// non-nil for files that are known to be left out (with fi set) and for
-// directories or links that cannot be entered (with fi nil). The ignore
-// files and hidden directories between the root holding path and path
-// apply.
-func (ix *Index) walk(ctx context.Context, roots []string, path string, visit func(path string, fi fs.FileInfo, skip error)) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			visit(path, nil, err)
-		}
-		return nil
-	}
-	rules, excluded := ix.ancestorRules(roots, path, fi.IsDir())
-	if excluded {
-		return nil
-	}
-	if !fi.IsDir() {
-		ix.visitFile(path, fi, visit)
-		return nil
-	}
-	return ix.walkDir(ctx, path, rules, visit)
 }
 
 // containingRoot returns the longest root at or above path, or path.
@@ -758,68 +648,4 @@ func (ix *Index) ancestorRules(roots []string, path string, isDir bool) (ignoreR
 		dir = p
 	}
 	return rules, false
-}
-
-func (ix *Index) visitFile(path string, fi fs.FileInfo, visit func(string, fs.FileInfo, error)) {
-	switch {
-	case !fi.Mode().IsRegular():
-		visit(path, fi, ErrNotRegular)
-	case fi.Size() > ix.cfg.maxSize:
-		visit(path, fi, fmt.Errorf("%w (%d bytes)", ErrTooLarge, fi.Size()))
-	default:
-		visit(path, fi, nil)
-	}
-}
-
-func (ix *Index) walkDir(ctx context.Context, dir string, rules ignoreRules, visit func(string, fs.FileInfo, error)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if dir == ix.dir {
-		return nil // never index the index
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			visit(dir, nil, fmt.Errorf("read directory: %w", err))
-		}
-		return nil
-	}
-	for _, name := range ignoreFiles {
-		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-			rules = append(rules[:len(rules):len(rules)], parseIgnore(dir, data)...)
-		}
-	}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		hidden := strings.HasPrefix(e.Name(), ".")
-		switch {
-		case e.IsDir():
-			if (hidden && !ix.cfg.hidden) || rules.ignored(p, true) {
-				continue
-			}
-			if err := ix.walkDir(ctx, p, rules, visit); err != nil {
-				return err
-			}
-		case rules.ignored(p, false) || (hidden && slices.Contains(ignoreFiles, e.Name())):
-			continue
-		case e.Type()&fs.ModeSymlink != 0:
-			fi, err := os.Stat(p)
-			switch {
-			case err != nil:
-				visit(p, nil, fmt.Errorf("broken or looping symlink: %w", err))
-			case fi.IsDir():
-				visit(p, nil, errors.New("symlink to a directory is not followed"))
-			default:
-				ix.visitFile(p, fi, visit)
-			}
-		default:
-			fi, err := e.Info()
-			if err != nil {
-				continue // vanished since the listing
-			}
-			ix.visitFile(p, fi, visit)
-		}
-	}
-	return nil
 }

@@ -1,8 +1,9 @@
 package index
 
 import (
+	"bytes"
+	"container/heap"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,10 @@ import (
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -26,7 +30,7 @@ const (
 	// Keyword ranks by BM25 over name, path, title and content.
 	Keyword
 	// Semantic ranks by embedding similarity. Without an embedder it falls
-	// back to Keyword with query expansion and says so in Result.Notice.
+	// back to Keyword and says so in Result.Notice.
 	Semantic
 	// Hybrid fuses Keyword and Semantic rankings by reciprocal rank fusion.
 	Hybrid
@@ -47,7 +51,7 @@ func (m Mode) String() string {
 
 // NoticeNoEmbedder is the Result.Notice of a semantic or hybrid search run
 // without an embedder.
-const NoticeNoEmbedder = "no embedder configured: semantic search fell back to keyword search with query expansion"
+const NoticeNoEmbedder = "no embedder configured: ranked by keyword only (set NASH_EMBEDDER to search by meaning)"
 
 // SearchOptions narrow and shape a search. Zero values mean no restriction.
 type SearchOptions struct {
@@ -62,14 +66,16 @@ type SearchOptions struct {
 	NoSnippets bool
 }
 
-// Hit is one file in a ranking, pointing at its best chunk.
+// Hit is one file in a ranking.
 type Hit struct {
 	Path    string  `json:"path"`
 	Score   float64 `json:"score"`
 	Snippet string  `json:"snippet"`
-	Line    int     `json:"line"`  // first line of the best chunk
-	Chunk   int     `json:"chunk"` // 0-based chunk number
+	Line    int     `json:"line"` // where the snippet starts, 1-based
 	Title   string  `json:"title,omitempty"`
+
+	at    int // byte offset of the best passage in the text, -1 unknown
+	chunk int // the best embedded passage, -1 none
 }
 
 // Result is a ranking of files.
@@ -106,15 +112,20 @@ func (ix *Index) Search(ctx context.Context, q string, opt SearchOptions) (*Resu
 		mode, expand, res.Notice = Keyword, true, NoticeNoEmbedder
 	}
 	res.Mode = mode
-	if ix.format < formatVersion && res.Notice == "" {
+	if ix.NeedsRebuild() {
+		// Its documents are not files: nothing can be ranked as files.
 		res.Notice = NoticeOldFormat
+		return res, nil
 	}
 	filters := ix.filterQueries(clauses, opt)
-	depth := max(3*opt.N, 30)
+	depth := opt.N
+	if mode != Keyword {
+		depth = max(3*opt.N, 30) // fusion looks deeper than it returns
+	}
 	var kw, sem []Hit
 	if mode == Keyword || mode == Hybrid {
-		if expand {
-			clauses = expandClauses(clauses)
+		if expand && ix.cfg.related != nil {
+			clauses = expandClauses(clauses, ix.cfg.related, ix.cfg.expandWeight)
 		}
 		kw, err = ix.keyword(ctx, clauses, filters, depth)
 		if err != nil {
@@ -178,14 +189,39 @@ type weights struct {
 	name, title, path float64
 }
 
-// defaultWeights are small: on the tldr known-item test any name bonus
-// costs a little (descriptions name other commands), so the body score
-// leads and the bonus breaks near ties, e.g. for a file named after the
-// words searched.
+// defaultWeights are the bonus of a required word (+word, a AND b) also
+// found in a file's name, title or directory: small, so that the text
+// leads and the bonus breaks near ties.
 var defaultWeights = weights{name: 0.15, title: 0.05, path: 0.1}
 
 // boostExpand weighs expansion words below the person's own.
 const boostExpand = 0.3
+
+// expandClauses adds the related words of each plain scored word, as
+// related returns them, as extra scored words that weigh less than the
+// person's own (weight, against their 1). Nothing in nash sets related
+// (see expand_test.go): it is there to be measured.
+func expandClauses(clauses []Clause, related func(string) []string, weight float64) []Clause {
+	out := append([]Clause(nil), clauses...)
+	have := map[string]bool{}
+	for _, c := range clauses {
+		have[strings.ToLower(c.Text)] = true
+	}
+	for _, c := range clauses {
+		if c.Occur != Should || c.Field != "" || c.Phrase || c.Group != nil {
+			continue
+		}
+		for _, w := range strings.Fields(c.Text) {
+			for _, s := range related(w) {
+				if !have[s] {
+					have[s] = true
+					out = append(out, Clause{Text: s, weight: weight})
+				}
+			}
+		}
+	}
+	return out
+}
 
 func fieldQuery(field, text string, phrase bool, boost float64) query.Query {
 	if phrase {
@@ -201,14 +237,14 @@ func fieldQuery(field, text string, phrase bool, boost float64) query.Query {
 }
 
 // boolQuery turns clauses (without filters) into a bleve query. The plain
-// scored words are ranked together by one bm25fQuery over the body field
-// (which holds the name, the title and the text, so a word found only in a
-// file name still finds the file) and, with the small weights of w, the
-// name, title and path fields. Required words are bleve match queries on
-// the body; a required word also found in the name, title or path adds a
-// bonus, added outside the body's disjunction so that its coordination
-// factor does not penalise files that match only in the text.
-func boolQuery(clauses []Clause, w weights) query.Query {
+// scored words are ranked together by one bm25fQuery over the file's
+// fields (see bm25f.go); at the top level it is returned too, so that its
+// files can be rescored with their passages (nested groups are scored
+// without). Required words are bleve match queries on the text; a
+// required word also found in the name, title or path adds a bonus, added
+// outside the text's disjunction so that its coordination factor does not
+// penalise files that match only in the text.
+func boolQuery(clauses []Clause, w weights, lens fieldLens, top bool) (query.Query, *bm25fQuery) {
 	var must, should, not, bonus []query.Query
 	var words []bm25fWord
 	for _, c := range clauses {
@@ -218,7 +254,7 @@ func boolQuery(clauses []Clause, w weights) query.Query {
 		var q query.Query
 		switch {
 		case c.Group != nil:
-			q = boolQuery(c.Group, w)
+			q, _ = boolQuery(c.Group, w, lens, false)
 		case c.Field != "":
 			q = fieldQuery(textFields[c.Field], c.Text, c.Phrase, 1)
 		case c.Occur == Should && !c.Phrase:
@@ -254,8 +290,19 @@ func boolQuery(clauses []Clause, w weights) query.Query {
 			should = append(should, q)
 		}
 	}
+	var bq *bm25fQuery
 	if len(words) > 0 {
-		should = append(should, &bm25fQuery{words: words, fields: bm25Fields(w), idf: fieldBody, k1: bm25K1, refLen: bm25RefLen})
+		bq = newBM25FQuery(words, lens)
+		if !top {
+			bq.window = 0
+		}
+		should = append(should, bq)
+	}
+	if !top {
+		bq = nil
+	}
+	if bq != nil && len(should) == 1 && len(must) == 0 && len(not) == 0 && len(bonus) == 0 {
+		return bq, bq // plain words: no wrapping searchers to pay for
 	}
 	b := bleve.NewBooleanQuery()
 	switch {
@@ -276,7 +323,7 @@ func boolQuery(clauses []Clause, w weights) query.Query {
 	if len(not) > 0 {
 		b.AddMustNot(not...)
 	}
-	return b
+	return b, bq
 }
 
 // filterQueries turns the filter clauses and options into restrictions;
@@ -397,8 +444,8 @@ func (ix *Index) admit(paths []string, post []func(fileEntry) bool) (map[string]
 			if v == nil {
 				continue
 			}
-			var e fileEntry
-			if err := json.Unmarshal(v, &e); err != nil {
+			e, err := decodeEntry(v)
+			if err != nil {
 				return err
 			}
 			pass := true
@@ -418,65 +465,211 @@ func (ix *Index) admit(paths []string, post []func(fileEntry) bool) (map[string]
 	return ok, nil
 }
 
-// keyword runs the BM25 ranking and returns up to depth files.
+// keyword ranks files by the query's words and returns up to depth of
+// them, best first.
 func (ix *Index) keyword(ctx context.Context, clauses []Clause, filters filterSet, depth int) ([]Hit, error) {
-	return ix.rankFiles(ctx, filters.restrict(boolQuery(clauses, ix.cfg.weights)), filters.post, depth)
-}
-
-// maxPostScan bounds the chunks read to fill a ranking when catalog
-// predicates (time, size) reject many hits.
-const maxPostScan = 200_000
-
-// rankFiles runs q and keeps the best chunk of each file whose catalog
-// entry passes post, reading further pages while predicates reject hits.
-func (ix *Index) rankFiles(ctx context.Context, q query.Query, post []func(fileEntry) bool, depth int) ([]Hit, error) {
-	var hits []Hit
-	seen := map[string]bool{}
-	page := depth * 2
-	if len(post) > 0 {
-		page = max(depth*8, 1000)
+	ix.lensMu.Lock()
+	lens := ix.lens
+	ix.lensMu.Unlock()
+	q, bq := boolQuery(clauses, ix.cfg.weights, lens, true)
+	q = filters.restrict(q)
+	adv, err := ix.text.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	for from := 0; from < maxPostScan; from += page {
-		req := bleve.NewSearchRequestOptions(q, page, from, false)
-		res, err := ix.text.SearchInContext(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		var fresh []Hit
-		for _, d := range res.Hits {
-			path, seq := splitChunkID(d.ID)
-			if seen[path] {
-				continue
-			}
-			seen[path] = true
-			fresh = append(fresh, Hit{Path: path, Chunk: seq, Score: d.Score})
-		}
-		if len(post) > 0 && len(fresh) > 0 {
-			paths := make([]string, len(fresh))
-			for i, h := range fresh {
-				paths[i] = h.Path
-			}
-			ok, err := ix.admit(paths, post)
-			if err != nil {
-				return nil, err
-			}
-			fresh = slices.DeleteFunc(fresh, func(h Hit) bool { return !ok[h.Path] })
-		}
-		for _, h := range fresh {
-			if len(hits) == depth {
-				return hits, nil
-			}
-			hits = append(hits, h)
-		}
-		if len(post) == 0 || len(res.Hits) < page || len(hits) == depth {
-			break
-		}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer r.Close()
+	hits, err := ix.rankFiles(ctx, r, q, bq, filters.post, depth)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	return hits, nil
 }
 
-// semantic ranks chunks by similarity to the query's words and keeps the
-// best chunk of each file, honouring the filters.
+// maxPostScan bounds the files read to fill a ranking when catalog
+// predicates (time, size) reject many hits.
+const maxPostScan = 200_000
+
+// rankFiles runs q on r: the searcher scores files by an upper bound (see
+// bm25f.go) and keeps the best candidates; bq rescores them exactly a
+// page at a time, and catalog predicates drop files, until the files in
+// hand beat the bound of every candidate left. Should candidates run out
+// first, the searcher runs again for the next ones.
+func (ix *Index) rankFiles(ctx context.Context, r bindex.IndexReader, q query.Query, bq *bm25fQuery, post []func(fileEntry) bool, depth int) ([]Hit, error) {
+	page := max(2*depth, 20)
+	if len(post) > 0 {
+		page = max(depth*8, 1000)
+	}
+	window := max(10*page, 200) // candidates per run of the searcher
+	m := ix.text.Mapping()
+	var hits []Hit
+	for from := 0; from < maxPostScan; from += window {
+		cands, err := topDocs(ctx, r, m, q, from, window)
+		if err != nil {
+			return nil, err
+		}
+		for start := 0; start < len(cands); start += page {
+			res := cands[start:min(start+page, len(cands))]
+			fresh, err := ix.scorePage(ctx, r, bq, post, res)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, fresh...)
+			sortHits(hits)
+			// Candidates further down score at most the next one's bound.
+			if next := start + page; next < len(cands) && len(hits) >= depth && hits[depth-1].Score >= cands[next].score {
+				return hits[:depth], nil
+			}
+		}
+		if len(cands) < window {
+			break
+		}
+		if len(hits) >= depth && hits[depth-1].Score >= cands[len(cands)-1].score {
+			break
+		}
+	}
+	if len(hits) > depth {
+		hits = hits[:depth]
+	}
+	return hits, nil
+}
+
+// scorePage turns candidates into hits: rescored exactly by bq, and
+// passing the catalog predicates.
+func (ix *Index) scorePage(ctx context.Context, r bindex.IndexReader, bq *bm25fQuery, post []func(fileEntry) bool, res []rankedDoc) ([]Hit, error) {
+	fresh := make([]Hit, len(res))
+	for i, d := range res {
+		id, err := r.ExternalID(d.internal)
+		if err != nil {
+			return nil, err
+		}
+		fresh[i] = Hit{Path: id, Score: d.score, at: -1, chunk: -1}
+	}
+	if bq != nil && len(res) > 0 {
+		ids := make([]bindex.IndexInternalID, len(res))
+		known := make([]phase1, len(res))
+		for i, d := range res {
+			ids[i], known[i] = d.internal, d.phase1
+		}
+		rs, err := bq.rescore(ctx, r, ids, known)
+		if err != nil {
+			return nil, err
+		}
+		for i := range fresh {
+			fresh[i].Score += rs[i].exact - rs[i].upper
+			fresh[i].at = rs[i].at
+		}
+	}
+	if len(post) > 0 && len(fresh) > 0 {
+		paths := make([]string, len(fresh))
+		for i, h := range fresh {
+			paths[i] = h.Path
+		}
+		ok, err := ix.admit(paths, post)
+		if err != nil {
+			return nil, err
+		}
+		fresh = slices.DeleteFunc(fresh, func(h Hit) bool { return !ok[h.Path] })
+	}
+	return fresh, nil
+}
+
+// rankedDoc is a document found by topDocs.
+type rankedDoc struct {
+	internal bindex.IndexInternalID
+	score    float64
+	phase1   // when the searcher is a bm25fSearcher
+}
+
+// rankedHeap keeps the best documents with the worst on top.
+type rankedHeap []rankedDoc
+
+func (h rankedHeap) Len() int { return len(h) }
+func (h rankedHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score < h[j].score
+	}
+	return bytes.Compare(h[i].internal, h[j].internal) > 0 // later IDs lose ties
+}
+func (h rankedHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *rankedHeap) Push(x any)   { *h = append(*h, x.(rankedDoc)) }
+func (h *rankedHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topDocs runs q on r and returns the documents ranked from+1 to
+// from+size by score, best first (without their external IDs). It does
+// what bleve's top-N collector does, without its per-hit bookkeeping.
+func topDocs(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q query.Query, from, size int) ([]rankedDoc, error) {
+	s, err := q.Searcher(ctx, r, m, search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	bs, _ := s.(*bm25fSearcher)
+	keep := from + size
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
+	h := make(rankedHeap, 0, keep+1)
+	for n := 0; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		d, err := s.Next(sctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			break
+		}
+		var p phase1
+		if bs != nil {
+			p = phase1{doc: bs.doc, matched: bs.matched, known: true}
+		}
+		switch {
+		case len(h) < keep:
+			heap.Push(&h, rankedDoc{internal: slices.Clone(d.IndexInternalID), score: d.Score, phase1: p})
+		case d.Score > h[0].score:
+			h[0].internal = append(h[0].internal[:0], d.IndexInternalID...)
+			h[0].score, h[0].phase1 = d.Score, p
+			heap.Fix(&h, 0)
+		}
+		sctx.DocumentMatchPool.Put(d)
+	}
+	out := make([]rankedDoc, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(rankedDoc)
+	}
+	if from >= len(out) {
+		return nil, nil
+	}
+	return out[from:], nil
+}
+
+// sortHits orders hits best first, ties by path.
+func sortHits(hits []Hit) {
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+}
+
+// semantic ranks files by the similarity of their embedded passages to
+// the query's words, as the keyword side does: a whole-file score (the
+// similarity of the file's centroid) plus its best passage's, honouring
+// the filters.
 func (ix *Index) semantic(ctx context.Context, clauses []Clause, filters filterSet, depth int) ([]Hit, error) {
 	var words []string
 	for _, c := range flatten(clauses) {
@@ -492,19 +685,22 @@ func (ix *Index) semantic(ctx context.Context, clauses []Clause, filters filterS
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
+	files, err := ix.vec.files(v)
+	if err != nil {
+		return nil, err
+	}
 	k := depth * 3
 	if !filters.empty() {
 		k = depth * 20 // filters drop candidates after the fact
 	}
-	near, err := ix.vec.search(v, k)
-	if err != nil {
-		return nil, err
+	if len(files) > k {
+		files = files[:k]
 	}
 	var allowed map[string]bool
-	if !filters.empty() && len(near) > 0 {
-		ids := make([]string, len(near))
-		for i, s := range near {
-			ids[i] = s.id
+	if !filters.empty() && len(files) > 0 {
+		ids := make([]string, len(files))
+		for i, f := range files {
+			ids[i] = f.path
 		}
 		q := filters.restrict(bleve.NewDocIDQuery(ids))
 		res, err := ix.text.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, len(ids), 0, false))
@@ -515,33 +711,26 @@ func (ix *Index) semantic(ctx context.Context, clauses []Clause, filters filterS
 		var paths []string
 		for _, d := range res.Hits {
 			allowed[d.ID] = true
-			p, _ := splitChunkID(d.ID)
-			paths = append(paths, p)
+			paths = append(paths, d.ID)
 		}
 		if len(filters.post) > 0 {
 			ok, err := ix.admit(paths, filters.post)
 			if err != nil {
 				return nil, err
 			}
-			for id := range allowed {
-				if p, _ := splitChunkID(id); !ok[p] {
-					delete(allowed, id)
+			for p := range allowed {
+				if !ok[p] {
+					delete(allowed, p)
 				}
 			}
 		}
 	}
 	var hits []Hit
-	seen := map[string]bool{}
-	for _, s := range near {
-		if allowed != nil && !allowed[s.id] {
+	for _, f := range files {
+		if allowed != nil && !allowed[f.path] {
 			continue
 		}
-		path, seq := splitChunkID(s.id)
-		if seen[path] {
-			continue
-		}
-		seen[path] = true
-		hits = append(hits, Hit{Path: path, Chunk: seq, Score: s.score})
+		hits = append(hits, Hit{Path: f.path, Score: f.score, at: -1, chunk: f.best})
 		if len(hits) == depth {
 			break
 		}
@@ -602,18 +791,19 @@ func fuseRRF(rankings ...[]Hit) []Hit {
 	return out
 }
 
-// fillSnippets loads the best chunk of each hit and cuts the snippet
-// around the densest match of the query's words.
+// fillSnippets loads the text of each hit and cuts the snippet around
+// its best passage: the keyword one, else the embedded one, else the
+// densest match of the query's words.
 func (ix *Index) fillSnippets(ctx context.Context, clauses []Clause, hits []Hit) {
 	if len(hits) == 0 {
 		return
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
-		ids[i] = chunkID(h.Path, h.Chunk)
+		ids[i] = h.Path
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
-	req.Fields = []string{fieldText, fieldTitle, fieldLine}
+	req.Fields = []string{fieldText, fieldTitle}
 	res, err := ix.text.SearchInContext(ctx, req)
 	if err != nil {
 		return // snippets are a courtesy; the ranking stands
@@ -632,26 +822,39 @@ func (ix *Index) fillSnippets(ctx context.Context, clauses []Clause, hits []Hit)
 		}
 	}
 	for i := range hits {
-		f := byID[ids[i]]
-		content, _ := f[fieldText].(string)
-		hits[i].Title, _ = f[fieldTitle].(string)
-		if line, ok := f[fieldLine].(float64); ok {
-			hits[i].Line = int(line)
+		h := &hits[i]
+		f := byID[h.Path]
+		text, _ := f[fieldText].(string)
+		h.Title, _ = f[fieldTitle].(string)
+		at := h.at
+		if at < 0 || at > len(text) {
+			at = -1
+			if h.chunk >= 0 {
+				for _, c := range SplitChunks(text, ix.cfg.chunkWords, ix.cfg.overlapWords) {
+					if c.Seq == h.chunk {
+						at = c.Start + snippetOffset(c.Text, terms)
+						break
+					}
+				}
+			}
 		}
-		hits[i].Snippet = ix.snippet(content, terms)
+		if at < 0 {
+			at = snippetOffset(text, terms)
+		}
+		h.Snippet, h.Line = snippetAround(text, at, snippetWidth)
 	}
 }
 
 // snippetWidth is the length of a snippet in bytes.
 const snippetWidth = 160
 
-// snippet returns the part of text around the window of words holding
-// the most distinct query terms. A word matches a term when it starts with
-// the term's stem ("archiving" matches "archiv"): cheaper than analysing
-// every chunk shown, and close enough to place a snippet.
-func (ix *Index) snippet(text string, terms map[string]bool) string {
+// snippetOffset returns the byte offset of the window of words holding
+// the most distinct query terms, or 0. A word matches a term when it
+// starts with the term's stem ("archiving" matches "archiv"): cheaper than
+// analysing the text, and close enough to place a snippet.
+func snippetOffset(text string, terms map[string]bool) int {
 	if len(terms) == 0 {
-		return snippetAround(text, 0, snippetWidth)
+		return 0
 	}
 	type match struct {
 		start int
@@ -682,7 +885,7 @@ func (ix *Index) snippet(text string, terms map[string]bool) string {
 		check(len(text))
 	}
 	if len(ms) == 0 {
-		return snippetAround(text, 0, snippetWidth)
+		return 0
 	}
 	bestAt, bestN := ms[0].start, 0
 	for i := range ms {
@@ -694,5 +897,5 @@ func (ix *Index) snippet(text string, terms map[string]bool) string {
 			bestAt, bestN = ms[i].start, len(distinct)
 		}
 	}
-	return snippetAround(text, bestAt, snippetWidth)
+	return bestAt
 }

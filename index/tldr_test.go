@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,11 +73,29 @@ func buildTLDRCorpus(tb testing.TB, dst string) []knownItem {
 }
 
 // TestTLDRKnownItem measures keyword retrieval: each page's description is
-// the query, the page (without that line) the answer.
+// the query, the page (without that line) the answer. With -short it
+// indexes a fifth of the pages (deleting the rest) and asks their queries.
 func TestTLDRKnownItem(t *testing.T) {
 	ctx := context.Background()
 	corpus := filepath.Join(t.TempDir(), "tldr")
 	items := buildTLDRCorpus(t, corpus)
+	// Floors a little under what this ranking reaches (whole files,
+	// bm25f.go: R@1 0.474, R@10 0.758, MRR 0.569 on all pages), the MRR
+	// floor where the chunked ranking before it stood, so a regression
+	// fails.
+	minR1, minR10, minMRR := 0.46, 0.745, 0.567
+	if testing.Short() {
+		items = slices.DeleteFunc(items, func(it knownItem) bool {
+			if hash32("short:"+it.path[len(corpus):])%5 == 0 {
+				return false
+			}
+			if err := os.Remove(it.path); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		})
+		minR1, minR10, minMRR = 0.60, 0.84, 0.68 // fewer distractors: 0.626, 0.856, 0.704
+	}
 	ix, err := Open(ctx, filepath.Join(t.TempDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,12 +127,7 @@ func TestTLDRKnownItem(t *testing.T) {
 	}
 	n := float64(len(items))
 	r1, r10, mrr = r1/n, r10/n, mrr/n
-	t.Logf("tldr known-item, keyword (BM25), %d queries: R@1 %.3f  R@10 %.3f  MRR@10 %.3f", len(items), r1, r10, mrr)
-	// Floors a little under what this ranking reaches (BM25F, bm25f.go, and
-	// dots and underscores split, index.go: R@1 0.469, R@10 0.757, MRR
-	// 0.566-0.567 over runs; parallel extraction changes the order of tied
-	// documents), so a regression fails.
-	const minR1, minR10, minMRR = 0.455, 0.74, 0.555
+	t.Logf("tldr known-item, keyword, %d queries: R@1 %.3f  R@10 %.3f  MRR@10 %.3f", len(items), r1, r10, mrr)
 	if r1 < minR1 || r10 < minR10 || mrr < minMRR {
 		t.Errorf("retrieval quality fell: R@1 %.3f (floor %.2f), R@10 %.3f (floor %.2f), MRR %.3f (floor %.2f)",
 			r1, minR1, r10, minR10, mrr, minMRR)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -24,13 +25,25 @@ type vectorStore struct {
 
 	threshold int  // approxThreshold, lower in tests
 	ivf       *ivf // nil until the store outgrows threshold
+
+	normMu sync.Mutex
+	norms  map[string]float64 // file -> length of the sum of its vectors (see sumNorm)
+
+	// score combines a file's centroid and best passage similarities
+	// (fileScore by default; tests compare others).
+	score func(centroid, best float64) float64
 }
+
+// fileScore is a file's semantic score: the whole file's similarity (its
+// centroid's) plus its best passage's, as the keyword side adds a
+// document score and a passage score.
+func fileScore(centroid, best float64) float64 { return centroid + best }
 
 // approxThreshold is the store size past which searches are approximate.
 const approxThreshold = 100_000
 
 func newVectorStore() *vectorStore {
-	return &vectorStore{pos: map[string]int{}, threshold: approxThreshold}
+	return &vectorStore{pos: map[string]int{}, threshold: approxThreshold, norms: map[string]float64{}, score: fileScore}
 }
 
 func (s *vectorStore) len() int {
@@ -53,6 +66,7 @@ func (s *vectorStore) put(id string, v []float32) error {
 		return fmt.Errorf("vector for %s has %d dimensions, the store has %d", id, len(v), s.dims)
 	}
 	u := normalize(v)
+	s.forget(id)
 	if i, ok := s.pos[id]; ok {
 		copy(s.data[i*s.dims:], u)
 		if s.ivf != nil {
@@ -78,6 +92,7 @@ func (s *vectorStore) del(id string) {
 	if !ok {
 		return
 	}
+	s.forget(id)
 	last := len(s.ids) - 1
 	if s.ivf != nil {
 		s.ivf.unlist(i)
@@ -100,6 +115,120 @@ func (s *vectorStore) del(id string) {
 	if len(s.ids) < s.threshold/2 {
 		s.ivf = nil // small again: exact search
 	}
+}
+
+// forget drops the cached norm of the file of chunk id.
+func (s *vectorStore) forget(id string) {
+	path, _ := splitChunkID(id)
+	s.normMu.Lock()
+	delete(s.norms, path)
+	s.normMu.Unlock()
+}
+
+// fileRank is a file's similarity to a query: its centroid's (the
+// normalised sum of its passages' vectors) with its best passage's.
+type fileRank struct {
+	path  string
+	score float64
+	best  int // the best passage's number
+}
+
+// files ranks every file with an embedded passage by similarity to q,
+// best first (past the IVF threshold, only those in the probed lists).
+// The centroid's similarity is the sum of the passages' similarities over
+// the length of the sum of their vectors, which is cached per file.
+func (s *vectorStore) files(q []float32) ([]fileRank, error) {
+	if err := s.prepare(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.ids) == 0 {
+		return nil, nil
+	}
+	if len(q) != s.dims {
+		return nil, fmt.Errorf("query vector has %d dimensions, the index has %d", len(q), s.dims)
+	}
+	u := normalize(q)
+	type agg struct {
+		sum, best float64
+		seq       int
+	}
+	byFile := map[string]*agg{}
+	consider := func(i int) {
+		row := s.data[i*s.dims : (i+1)*s.dims]
+		var dot float32
+		for j, x := range row {
+			dot += x * u[j]
+		}
+		path, seq := splitChunkID(s.ids[i])
+		a := byFile[path]
+		if a == nil {
+			a = &agg{best: math.Inf(-1)}
+			byFile[path] = a
+		}
+		a.sum += float64(dot)
+		if float64(dot) > a.best {
+			a.best, a.seq = float64(dot), seq
+		}
+	}
+	if s.ivf != nil {
+		for _, l := range s.ivf.probe(u) {
+			for _, i := range s.ivf.lists[l] {
+				consider(int(i))
+			}
+		}
+	} else {
+		for i := range s.ids {
+			consider(i)
+		}
+	}
+	out := make([]fileRank, 0, len(byFile))
+	for path, a := range byFile {
+		c := a.best
+		if n := s.sumNorm(path); n > 0 {
+			c = a.sum / n
+		}
+		out = append(out, fileRank{path: path, score: s.score(c, a.best), best: a.seq})
+	}
+	slices.SortFunc(out, func(a, b fileRank) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	return out, nil
+}
+
+// sumNorm returns the length of the sum of a file's passage vectors,
+// computed once after the file's vectors change. s.mu is held for
+// reading.
+func (s *vectorStore) sumNorm(path string) float64 {
+	s.normMu.Lock()
+	defer s.normMu.Unlock()
+	if n, ok := s.norms[path]; ok {
+		return n
+	}
+	sum := make([]float64, s.dims)
+	for seq := 0; ; seq++ {
+		i, ok := s.pos[chunkID(path, seq)]
+		if !ok {
+			break
+		}
+		for j, x := range s.data[i*s.dims : (i+1)*s.dims] {
+			sum[j] += float64(x)
+		}
+	}
+	var n float64
+	for _, x := range sum {
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	s.norms[path] = n
+	return n
 }
 
 // scored is a chunk id with its similarity.
@@ -126,16 +255,10 @@ func (h *minHeap) Pop() any {
 // threshold the first search (and the first after the store doubled)
 // builds the IVF index, which takes seconds.
 func (s *vectorStore) search(q []float32, k int) ([]scored, error) {
-	s.mu.RLock()
-	if n := len(s.ids); n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt) {
-		s.mu.RUnlock()
-		s.mu.Lock()
-		if n := len(s.ids); n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt) {
-			s.ivf = buildIVF(s.data, s.dims)
-		}
-		s.mu.Unlock()
-		s.mu.RLock()
+	if err := s.prepare(); err != nil {
+		return nil, err
 	}
+	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if len(s.ids) == 0 || k <= 0 {
 		return nil, nil
@@ -174,6 +297,23 @@ func (s *vectorStore) search(q []float32, k int) ([]scored, error) {
 		out[i] = heap.Pop(&h).(scored)
 	}
 	return out, nil
+}
+
+// prepare builds the IVF index when the store has outgrown exact search.
+func (s *vectorStore) prepare() error {
+	s.mu.RLock()
+	n := len(s.ids)
+	stale := n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt)
+	s.mu.RUnlock()
+	if !stale {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.ids); n > s.threshold && (s.ivf == nil || n > 2*s.ivf.builtAt) {
+		s.ivf = buildIVF(s.data, s.dims)
+	}
+	return nil
 }
 
 func normalize(v []float32) []float32 {

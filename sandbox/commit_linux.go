@@ -19,6 +19,14 @@ type CommitOptions struct {
 	Prompt string
 	// Tokens is what the model's work on the script cost, kept in the log.
 	Tokens *Tokens
+	// Bookkeeping says the changes are only tools' own files (Tools
+	// lists them all): the transaction takes a minor id, so the ids a
+	// person sees stay consecutive, and an undo without an id passes over
+	// it.
+	Bookkeeping bool
+	// Tools lists the changed paths that are tools' own files, recorded
+	// with the transaction so that show lists them apart.
+	Tools []string
 }
 
 // Commit applies a pending run to the live files. Every displaced object
@@ -42,8 +50,11 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	if r, ok := s.light[id]; ok && r.rec != nil && rec.State == runRunning {
 		rec = *r.rec // a run without changes, whose pending record was not written
 	}
-	if rec.State != runPending {
+	if rec.State != runPending && rec.State != runKept {
 		return nil, fmt.Errorf("run %s is %s, not pending", id, rec.State)
+	}
+	if opt.Prompt == "" {
+		opt.Prompt = rec.Prompt // a kept run's request
 	}
 	s.waitTorndown(id)
 	cs, ops, err := scanLayers(rec.Layers, rec.Renames, rec.Planted)
@@ -76,7 +87,8 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 	if len(conflicts) > 0 {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
-	w := &wal{Tx: id, Kind: "commit", Run: id}
+	txID := l.nextID(opt.Bookkeeping)
+	w := &wal{Tx: txID, Kind: "commit", Run: id}
 	for _, o := range ops {
 		w.Ops = append(w.Ops, walOp{Path: o.Path, Src: o.Src, Tree: o.Tree, Meta: o.Meta, From: o.From, Live: o.Live, UndoOf: -1})
 	}
@@ -85,11 +97,11 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, err
 	}
 	tx := &Tx{
-		ID: id, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir, Tokens: opt.Tokens,
+		ID: txID, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir, Tokens: opt.Tokens,
 		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
-		UndoBytes: duSize(filepath.Join(l.layerDir(id), "objects")),
+		UndoBytes: duSize(filepath.Join(l.layerDir(txID), "objects")), Bookkeeping: opt.Bookkeeping, Tools: committedTools(opt.Tools, cs),
 	}
-	if err := writeGob(filepath.Join(l.layerDir(id), changesFile), cs); err != nil {
+	if err := writeGob(filepath.Join(l.layerDir(txID), changesFile), cs); err != nil {
 		return nil, s.failAfterApply(w, fmt.Errorf("record changes: %w", err))
 	}
 	if err := s.stand(w, tx, nil); err != nil {

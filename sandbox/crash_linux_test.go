@@ -116,7 +116,12 @@ func TestCrashSafety(t *testing.T) {
 		}
 
 		// Crash during undo.
-		crash(t, self, e.state, "undo", p.ID, undoDur)
+		txs, err := e.sb.Log()
+		if err != nil || len(txs) == 0 {
+			t.Fatalf("trial %d: no transaction after the commit: %v", i, err)
+		}
+		txID := txs[len(txs)-1].ID
+		crash(t, self, e.state, "undo", txID, undoDur)
 		rep = recoverState(t, e.state)
 		stats.rolledBack += len(rep.RolledBack)
 		stats.completed += len(rep.Completed)
@@ -124,7 +129,7 @@ func TestCrashSafety(t *testing.T) {
 		switch {
 		case diffTrees(after, now) == "":
 			stats.after++
-			e.undo(p.ID)
+			e.undo(txID)
 			if d := diffTrees(orig, snapshot(t, e.work)); d != "" {
 				t.Fatalf("trial %d: undo after recovery differs from before:\n%s", i, d)
 			}

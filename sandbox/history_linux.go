@@ -116,10 +116,7 @@ func (s *Sandbox) Rollback(ctx context.Context, path string, v Version) (*Tx, er
 		return nil, err
 	}
 	defer lk.unlock()
-	id, err := l.nextID()
-	if err != nil {
-		return nil, err
-	}
+	id := l.nextID(false)
 	// The version is copied in beside the undo layer, then moved into
 	// place like any commit.
 	incoming := filepath.Join(l.layerDir(id), "incoming")

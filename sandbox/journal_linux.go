@@ -482,6 +482,7 @@ func (s *Sandbox) stand(w *wal, tx *Tx, then func() error) error {
 	if err := l.writeTx(tx); err != nil {
 		return s.failAfterApply(w, fmt.Errorf("record transaction: %w", err))
 	}
+	l.noteID(tx.ID)
 	if then != nil {
 		if err := then(); err != nil {
 			return err

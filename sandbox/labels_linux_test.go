@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"os/exec"
@@ -209,7 +210,9 @@ func observeLabels(sb *Sandbox, p *Pending, rep *effects.Report, dir string) run
 			}
 			n++
 			if r := readOnlyArea(u.Path, p.ReadOnly); r != "" {
-				ro = r
+				ro = "the sandbox refuses it (" + r + " is read-only there)"
+			} else if d := deniedArea(u.Path); d != "" {
+				ro = "this user may not write in " + d + ", in the sandbox as outside"
 			} else {
 				return ""
 			}
@@ -217,13 +220,36 @@ func observeLabels(sb *Sandbox, p *Pending, rep *effects.Report, dir string) run
 		if n == 0 {
 			return ""
 		}
-		return "the sandbox refuses it (" + ro + " is read-only there)"
+		return ro
 	}
 	tr.unobservable[effects.WritesOutside] = inRO(func(u effects.PathUse) bool {
 		return u.Access != effects.Read && !within(u.Path, dir) && !strings.Contains(u.Path, "$")
 	})
 	tr.unobservable[effects.Deletes] = inRO(func(u effects.PathUse) bool { return u.Access == effects.Delete })
 	return tr
+}
+
+// deniedArea returns the nearest existing ancestor of p (or p) when the
+// calling user may not write in it, or "": an ordinary user's run of
+// mkdir /usr/x fails natively too, so the label cannot be judged there.
+func deniedArea(p string) string {
+	if os.Geteuid() == 0 {
+		return ""
+	}
+	p = strings.TrimSuffix(strings.SplitN(p, "*", 2)[0], "/")
+	for a := p; a != "" && a != "."; a = path.Dir(a) {
+		if _, err := os.Lstat(a); err != nil {
+			if a == "/" {
+				return ""
+			}
+			continue
+		}
+		if unix.Access(a, unix.W_OK) != nil {
+			return a
+		}
+		return ""
+	}
+	return ""
 }
 
 // readOnlyArea returns the entry of ro that makes p read-only in the

@@ -181,6 +181,8 @@ type GCResult struct {
 	Forgotten []string `json:"forgotten"`
 	Freed     int64    `json:"freed_bytes"`
 	Kept      int64    `json:"kept_bytes"`
+	// Discarded are the aborted runs kept longer than asked (see Keep).
+	Discarded []string `json:"discarded_runs,omitempty"`
 }
 
 // GC forgets undo layers older than olderThan (when > 0), then the oldest
@@ -220,7 +222,8 @@ func (s *Sandbox) GC(ctx context.Context, olderThan time.Duration, maxSize int64
 	}
 	res.Kept = held
 	sort.Strings(res.Forgotten)
-	return res, nil
+	res.Discarded, err = s.gcKept(olderThan)
+	return res, err
 }
 
 // duSize adds up the bytes held below p.

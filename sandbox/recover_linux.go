@@ -88,7 +88,7 @@ func (s *Sandbox) Recover(ctx context.Context) (*RecoveryReport, error) {
 	for _, e := range runs {
 		var rec runRecord
 		dir := filepath.Join(l.runsDir(), e.Name())
-		if err := readGob(filepath.Join(dir, runFile), &rec); err == nil && alive(rec.PID, rec.PIDStart) {
+		if err := readGob(filepath.Join(dir, runFile), &rec); err == nil && (alive(rec.PID, rec.PIDStart) || rec.State == runKept) {
 			continue
 		}
 		if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
@@ -183,7 +183,7 @@ func (l layout) settled() bool {
 	}
 	for _, e := range runs {
 		var rec runRecord
-		if err := readGob(filepath.Join(l.runsDir(), e.Name(), runFile), &rec); err != nil || !alive(rec.PID, rec.PIDStart) {
+		if err := readGob(filepath.Join(l.runsDir(), e.Name(), runFile), &rec); err != nil || !alive(rec.PID, rec.PIDStart) && rec.State != runKept {
 			return false
 		}
 	}

@@ -61,6 +61,8 @@ type Pending struct {
 	// NetworkError says why the run's network attempts could not be
 	// caught (it then had its loopback only, and nothing was recorded).
 	NetworkError string `json:"network_error,omitempty"`
+	// Kept holds the files the run left in the Keep directory, by name.
+	Kept map[string][]byte `json:"-"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -142,6 +144,10 @@ func sweepScratch() {
 	uid := uint32(os.Getuid())
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), scratchPrefix)
+		if strings.HasPrefix(e.Name(), keptPrefix) && e.IsDir() {
+			sweepKeptScratch(filepath.Join(scratchBase, e.Name()))
+			continue
+		}
 		if !ok || !e.IsDir() {
 			continue
 		}
@@ -231,7 +237,13 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	var writesCh chan []string
 	if m != nil {
 		writesCh = make(chan []string, 1)
-		go func() { writesCh <- expectedWrites(script, s.dir, s.env) }()
+		go func() {
+			w := expectedWrites(script, s.dir, s.env)
+			if s.keep != "" {
+				w = append(w, s.keep)
+			}
+			writesCh <- w
+		}()
 	}
 	abandon := func() {
 		if sp := <-spawnCh; sp.err == nil {
@@ -318,6 +330,10 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	if m != nil {
 		openUppers(plan.Layers, planted)
 	}
+	var kept map[string][]byte
+	if s.keep != "" {
+		kept = takeKept(plan.Layers, s.keep)
+	}
 	cs, ops, err := scanLayers(plan.Layers, rec.Renames, rec.Planted)
 	if err != nil {
 		_ = s.removeRunFiles(rec)
@@ -351,7 +367,7 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	s.light[id] = lr
 	p := &Pending{
 		ID: id, ExitCode: res.ExitCode, Changes: cs, Unprotected: res.Unprotected,
-		ReadOnly: plan.ReadOnly, Started: rec.Started, Unlimited: res.Limits, Network: contacts,
+		ReadOnly: plan.ReadOnly, Started: rec.Started, Unlimited: res.Limits, Network: contacts, Kept: kept,
 	}
 	if netErr != nil {
 		p.NetworkError = netErr.Error()
@@ -829,6 +845,9 @@ func (s *Sandbox) runUnsandboxed(ctx context.Context, script string) (*Pending, 
 	case err != nil:
 		return nil, fmt.Errorf("run script: %w", err)
 	}
+	if s.keep != "" {
+		p.Kept = takeKeptLive(s.keep)
+	}
 	return p, nil
 }
 
@@ -878,6 +897,10 @@ func (s *Sandbox) Abort(id string) error {
 	if err := readGob(filepath.Join(dir, runFile), &rec); err != nil {
 		return removeRun(dir)
 	}
+	if rec.State == runKept {
+		rec.ID = id
+		return s.discardKept(&rec)
+	}
 	return s.removeRunFiles(&rec)
 }
 
@@ -892,6 +915,9 @@ func (s *Sandbox) removeRunFiles(rec *runRecord) error {
 	openWorkDirs(l.runDir(rec.ID))
 	stamp := fmt.Sprintf("%s-%d", rec.ID, time.Now().UnixNano())
 	switch {
+	case strings.HasPrefix(filepath.Base(rec.Scratch), keptPrefix):
+		// A kept run's (kept_linux.go), committed at last.
+		_ = os.WriteFile(filepath.Join(l.trashDir(), stamp+".scratch"), []byte(rec.Scratch), 0o600)
 	case rec.Scratch == "" || !strings.HasPrefix(filepath.Base(rec.Scratch), scratchPrefix):
 	case strings.HasPrefix(filepath.Base(rec.Scratch), s.scratchPrefix()):
 		// This process's own: its sweeps remove it, or, once this
@@ -960,7 +986,7 @@ func (s *Sandbox) emptyTrash() {
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if strings.HasSuffix(e.Name(), ".scratch") {
-			if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(string(b)), scratchPrefix) {
+			if b, err := os.ReadFile(p); err == nil && (strings.HasPrefix(filepath.Base(string(b)), scratchPrefix) || strings.HasPrefix(filepath.Base(string(b)), keptPrefix)) {
 				_ = removeRun(string(b))
 			}
 			_ = os.Remove(p)

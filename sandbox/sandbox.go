@@ -81,6 +81,8 @@ type Sandbox struct {
 	env         []string
 	shell       string
 	exe         string
+	// keep is the directory whose content a run leaves for nash (Keep).
+	keep string
 	// torndown holds, per pending run of this process, a channel that
 	// yields once the run's namespaces are gone.
 	torndown map[string]<-chan error
@@ -204,6 +206,17 @@ func Dir(dir string) Option { return func(s *Sandbox) { s.dir = dir } }
 
 // Env sets the script's environment (default: nash's).
 func Env(env []string) Option { return func(s *Sandbox) { s.env = env } }
+
+// Keep names a directory where a run leaves data for nash rather than
+// changes for the person (the interactive shell's bash state, written as
+// the script exits): what the run writes under dir is never a change, is
+// neither shown nor committed, and the regular files it leaves directly in
+// dir come back in Pending.Kept, up to KeptLimit bytes in all. dir is
+// absolute and exists before the run.
+func Keep(dir string) Option { return func(s *Sandbox) { s.keep = dir } }
+
+// KeptLimit bounds what Pending.Kept holds: files beyond it are left out.
+const KeptLimit = 16 << 20
 
 // Shell sets the shell that runs scripts (default: bash, else sh).
 func Shell(path string) Option { return func(s *Sandbox) { s.shell = path } }

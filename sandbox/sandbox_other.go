@@ -32,6 +32,7 @@ type Pending struct {
 	NetworkError string             `json:"network_error,omitempty"`
 	ScratchFull  int64              `json:"scratch_full,omitempty"`
 	Unlimited    []string           `json:"unlimited,omitempty"`
+	Kept         map[string][]byte  `json:"-"`
 }
 
 // Warning is something a script may not be able to change in the sandbox
@@ -46,9 +47,11 @@ func Warn(f func([]Warning)) Option { return func(s *Sandbox) { s.warn = f } }
 
 // CommitOptions narrows a commit.
 type CommitOptions struct {
-	Paths  []string
-	Prompt string
-	Tokens *Tokens
+	Paths       []string
+	Prompt      string
+	Tokens      *Tokens
+	Bookkeeping bool
+	Tools       []string
 }
 
 // UndoOptions narrows an undo.
@@ -69,6 +72,7 @@ type GCResult struct {
 	Forgotten []string `json:"forgotten"`
 	Freed     int64    `json:"freed_bytes"`
 	Kept      int64    `json:"kept_bytes"`
+	Discarded []string `json:"discarded_runs,omitempty"`
 }
 
 // Version is one version of a file that nash knows.
@@ -112,6 +116,20 @@ func (s *Sandbox) Abort(string) error { return ErrUnsupported }
 func (s *Sandbox) Undo(context.Context, string, UndoOptions) (*Tx, error) {
 	return nil, ErrUnsupported
 }
+
+// Redo returns ErrUnsupported.
+func (s *Sandbox) Redo(context.Context) (*Tx, error) { return nil, ErrUnsupported }
+
+// Keep returns ErrUnsupported.
+func (s *Sandbox) Keep(context.Context, string, string) error { return ErrUnsupported }
+
+// ShowKept returns ErrUnsupported.
+func (s *Sandbox) ShowKept(string) (*KeptRun, *effects.ChangeSet, error) {
+	return nil, nil, ErrUnsupported
+}
+
+// Kept returns ErrUnsupported.
+func (s *Sandbox) Kept() ([]*KeptRun, error) { return nil, ErrUnsupported }
 
 // Recover returns ErrUnsupported.
 func (s *Sandbox) Recover(context.Context) (*RecoveryReport, error) { return nil, ErrUnsupported }

@@ -58,6 +58,13 @@ type Tx struct {
 	// Network lists what the run tried to reach outside the sandbox,
 	// allowed or not, with bytes each way.
 	Network []egress.Contact `json:"network,omitempty"`
+	// Bookkeeping is set when the transaction changed only tools' own
+	// files (CommitOptions.Bookkeeping): its id is a minor one, and an
+	// undo or redo without an id passes over it.
+	Bookkeeping bool `json:"bookkeeping,omitempty"`
+	// Tools lists the changed paths that are tools' own files (a
+	// history, a cache, an index refreshed), shown apart from the rest.
+	Tools []string `json:"tools,omitempty"`
 	// Tokens is what the model's work on the script cost, when a model
 	// wrote it.
 	Tokens *Tokens `json:"tokens,omitempty"`
@@ -80,6 +87,9 @@ type runState string
 const (
 	runRunning runState = "running"
 	runPending runState = "pending"
+	// runKept is a run the person aborted, set aside so that it can
+	// still be committed (see Keep).
+	runKept runState = "kept"
 )
 
 // runRecord describes a run while it is running or pending review.
@@ -106,6 +116,9 @@ type runRecord struct {
 	Touched []string
 	// Network is what the run tried to reach (Pending.Network).
 	Network []egress.Contact
+	// Kept is when the person aborted the run and it was set aside
+	// (runKept).
+	Kept time.Time
 }
 
 // layout names the files of the state directory.
@@ -113,6 +126,7 @@ type layout string
 
 func (l layout) lockFile() string          { return filepath.Join(string(l), "lock") }
 func (l layout) seqFile() string           { return filepath.Join(string(l), "seq") }
+func (l layout) runSeqFile() string        { return filepath.Join(string(l), "runseq") }
 func (l layout) runsDir() string           { return filepath.Join(string(l), "runs") }
 func (l layout) runDir(id string) string   { return filepath.Join(string(l), "runs", id) }
 func (l layout) txDir() string             { return filepath.Join(string(l), "tx") }
@@ -145,39 +159,69 @@ func (l layout) ensure() error {
 	return nil
 }
 
+// Runs and transactions have ids of their own kinds: a run is "r" and a
+// number, given when it starts; a transaction is a number, given when it
+// commits, so the transactions a person sees are numbered 1, 2, 3, ...
+// whatever ran and was aborted between them. A transaction that changed
+// only tools' own files (CommitOptions.Bookkeeping) takes a minor id after
+// the last one, N.1, N.2, ..., so it does not take a number either.
+
+// runPrefix starts every run id.
+const runPrefix = "r"
+
+// IsRunID reports whether id names a run (one pending, or aborted and
+// kept) rather than a transaction.
+func IsRunID(id string) bool {
+	n, ok := strings.CutPrefix(id, runPrefix)
+	return ok && isNumber(n)
+}
+
+// IsTxID reports whether id has the form of a transaction id: a number,
+// or a number, a dot and a number.
+func IsTxID(id string) bool {
+	major, minor, dotted := strings.Cut(id, ".")
+	return isNumber(major) && (!dotted || isNumber(minor))
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // newRun allocates an id for a run and creates its directory; the caller
 // holds the lock. The counter need not be durable: an id is taken only if
-// neither a run nor a transaction has it.
+// no run has it.
 func (l layout) newRun() (string, error) {
-	n := l.lastID()
+	n := readCounter(l.runSeqFile())
 	for {
 		n++
-		id := strconv.Itoa(n)
-		if _, err := os.Stat(l.txFile(id)); err == nil {
-			continue
-		}
+		id := runPrefix + strconv.Itoa(n)
 		if err := os.Mkdir(l.runDir(id), 0o700); err != nil {
 			if errors.Is(err, os.ErrExist) {
 				continue
 			}
 			return "", fmt.Errorf("create run dir: %w", err)
 		}
-		if err := l.writeSeq(id); err != nil {
+		if err := writeCounter(l.runSeqFile(), n); err != nil {
 			return "", fmt.Errorf("write id counter: %w", err)
 		}
 		return id, nil
 	}
 }
 
-// writeSeq records id as the last one given, in place: the line is padded
-// to a fixed width and written over the last, since truncating a file to
-// zero makes ext4 flush it on close (auto_da_alloc).
-func (l layout) writeSeq(id string) error {
-	f, err := os.OpenFile(l.seqFile(), os.O_WRONLY|os.O_CREATE, 0o600)
+// writeCounter records n as the last id given, in place: the line is
+// padded to a fixed width and written over the last, since truncating a
+// file to zero makes ext4 flush it on close (auto_da_alloc).
+func writeCounter(path string, n int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("%-*s\n", seqWidth-1, id)
+	line := fmt.Sprintf("%-*d\n", seqWidth-1, n)
 	_, err = f.WriteAt([]byte(line), 0)
 	if err == nil {
 		var fi os.FileInfo
@@ -191,11 +235,11 @@ func (l layout) writeSeq(id string) error {
 	return err
 }
 
-// seqWidth is the width the id counter's line is padded to.
+// seqWidth is the width the id counters' lines are padded to.
 const seqWidth = 24
 
-func (l layout) lastID() int {
-	b, err := os.ReadFile(l.seqFile())
+func readCounter(path string) int {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
@@ -203,21 +247,48 @@ func (l layout) lastID() int {
 	return n
 }
 
-// nextID allocates the next transaction id; the caller holds the lock.
-func (l layout) nextID() (string, error) {
-	n := l.lastID()
-	for {
-		n++
-		_, e1 := os.Stat(l.txFile(strconv.Itoa(n)))
-		_, e2 := os.Stat(l.runDir(strconv.Itoa(n)))
-		if e1 != nil && e2 != nil {
-			break
+// lastID is the number of the last transaction, as the counter has it.
+func (l layout) lastID() int { return readCounter(l.seqFile()) }
+
+// taken reports whether a transaction id is in use: recorded, or with a
+// journal or an undo layer on disk.
+func (l layout) taken(id string) bool {
+	for _, p := range []string{l.txFile(id), l.walFile(id), l.layerDir(id)} {
+		if _, err := os.Lstat(p); err == nil {
+			return true
 		}
 	}
-	if err := writeFileAtomic(l.seqFile(), []byte(strconv.Itoa(n)+"\n")); err != nil {
-		return "", fmt.Errorf("write id counter: %w", err)
+	return false
+}
+
+// nextID gives the id the next transaction takes, one more than the
+// last's; with minor, the next minor id after the last transaction (N.1,
+// N.2, ...). The caller holds the lock. Nothing is written: an id is taken
+// when its transaction's journal is (see taken), and the counter moves
+// when it stands (noteID).
+func (l layout) nextID(minor bool) string {
+	n := l.lastID()
+	for l.taken(strconv.Itoa(n + 1)) {
+		n++
 	}
-	return strconv.Itoa(n), nil
+	if !minor {
+		return strconv.Itoa(n + 1)
+	}
+	for m := 1; ; m++ {
+		if id := fmt.Sprintf("%d.%d", n, m); !l.taken(id) {
+			return id
+		}
+	}
+}
+
+// noteID moves the counter to a transaction that stands. The counter
+// need not be durable: nextID steps over ids already taken.
+func (l layout) noteID(id string) {
+	n, err := strconv.Atoi(id)
+	if err != nil || n <= l.lastID() {
+		return // a minor id, or an older one
+	}
+	_ = writeCounter(l.seqFile(), n)
 }
 
 // Internal state (journal, manifest, run records, the init's config) is
@@ -317,12 +388,19 @@ func (l layout) listTx() ([]*Tx, error) {
 // sortTx orders transactions as they were committed. Ids are given when a
 // run starts, so concurrent runs can commit out of id order.
 func sortTx(txs []*Tx) {
-	num := func(id string) int { n, _ := strconv.Atoi(id); return n }
+	num := func(id string) (int, int) {
+		major, minor, _ := strings.Cut(id, ".")
+		a, _ := strconv.Atoi(major)
+		b, _ := strconv.Atoi(minor)
+		return a, b
+	}
 	sort.SliceStable(txs, func(i, j int) bool {
 		if !txs[i].Time.Equal(txs[j].Time) {
 			return txs[i].Time.Before(txs[j].Time)
 		}
-		return num(txs[i].ID) < num(txs[j].ID)
+		a1, b1 := num(txs[i].ID)
+		a2, b2 := num(txs[j].ID)
+		return a1 < a2 || a1 == a2 && b1 < b2
 	})
 }
 

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -33,14 +32,8 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 		return nil, err
 	}
 	if id == "" {
-		for i := len(txs) - 1; i >= 0; i-- {
-			if txs[i].State == StateCommitted || txs[i].State == StatePartlyUndone {
-				id = txs[i].ID
-				break
-			}
-		}
-		if id == "" {
-			return nil, errors.New("nothing to undo")
+		if id = lastUndoable(txs); id == "" {
+			return nil, ErrNothingToUndo
 		}
 	}
 	k, err := l.readTx(id)
@@ -80,15 +73,12 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 	}
 	sel = withMoved(records, k.UndoneOps, sel)
 	if len(sel) == 0 {
-		return nil, fmt.Errorf("transaction %s has nothing left to undo there", id)
+		return nil, &NothingThereError{ID: id, Paths: opt.Paths}
 	}
 	if conflicts := s.undoConflicts(txs, k, sel); len(conflicts) > 0 && !opt.Force {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
-	uid, err := l.nextID()
-	if err != nil {
-		return nil, err
-	}
+	uid := l.nextID(false)
 	w := &wal{Tx: uid, Kind: "undo", Undoes: id}
 	back := movesBack(sel)
 	for _, r := range sel {
@@ -116,8 +106,12 @@ func (s *Sandbox) Undo(ctx context.Context, id string, opt UndoOptions) (*Tx, er
 	if err != nil {
 		return nil, err
 	}
+	script := fmt.Sprintf("nash undo %s", id)
+	if k.Undoes != "" {
+		script = fmt.Sprintf("nash redo %s (undo %s)", k.Undoes, id)
+	}
 	u := &Tx{
-		ID: uid, Time: time.Now().UTC(), Script: fmt.Sprintf("nash undo %s", id), Dir: k.Dir,
+		ID: uid, Time: time.Now().UTC(), Script: script, Dir: k.Dir,
 		State: StateCommitted, Changes: len(out), Undoes: id, Ops: len(out),
 		UndoBytes: duSize(filepath.Join(l.layerDir(uid), "objects")),
 	}
@@ -142,36 +136,63 @@ func (s *Sandbox) markUndone(w *wal) error {
 	for _, o := range w.Ops {
 		k.UndoneOps[o.UndoOf] = w.Tx
 	}
-	k.State = StatePartlyUndone
-	if len(k.UndoneOps) >= k.Ops {
-		k.State = StateUndone
-	}
+	k.State = undoState(k)
 	k.UndoBytes = duSize(filepath.Join(l.layerDir(k.ID), "objects"))
 	if err := l.writeTx(k); err != nil {
 		return err
 	}
-	// Undoing an undo puts the original transaction's versions back.
-	if k.Undoes == "" {
-		return nil
+	// Undoing an undo puts the original transaction's versions back,
+	// and so on down the chain (markChain).
+	idx := make([]int, 0, len(w.Ops))
+	for _, o := range w.Ops {
+		idx = append(idx, o.UndoOf)
 	}
-	orig, err := l.readTx(k.Undoes)
-	if err != nil {
-		return nil
-	}
-	recs, err := readManifest(filepath.Join(l.layerDir(k.ID), manifestFile))
-	if err != nil {
+	if err := s.markChain(k, idx); err != nil {
 		return err
 	}
+	s.refreshPosts(w)
+	return nil
+}
+
+// refreshPosts fingerprints anew what an undo put back in place, in the
+// transactions in effect that left it there: moving an object away and
+// back changes only its ctime, and without this the next undo of such a
+// transaction (stepping further back, or undoing a redo) would find the
+// path "changed since". Only the same object, unchanged but for its
+// ctime, is refreshed.
+func (s *Sandbox) refreshPosts(w *wal) {
+	l := s.layout()
+	paths := make(map[string]bool, len(w.Ops))
 	for _, o := range w.Ops {
-		if o.UndoOf < len(recs) {
-			delete(orig.UndoneOps, recs[o.UndoOf].UndoOf)
+		paths[o.Path] = true
+	}
+	txs, err := l.listTx()
+	if err != nil {
+		return
+	}
+	for _, t := range txs {
+		if t.ID == w.Tx || !inEffect(t) {
+			continue
+		}
+		f := filepath.Join(l.layerDir(t.ID), manifestFile)
+		recs, err := readManifest(f)
+		if err != nil {
+			continue
+		}
+		changed := false
+		for i := range recs {
+			r := &recs[i]
+			if _, undone := t.UndoneOps[r.Index]; undone || !paths[r.Path] {
+				continue
+			}
+			if live := fingerprintOf(r.Path); r.Post.sameObject(live) && r.Post != live {
+				r.Post, changed = live, true
+			}
+		}
+		if changed {
+			_ = writeManifestAtomic(f, recs)
 		}
 	}
-	orig.State = StateCommitted
-	if len(orig.UndoneOps) > 0 {
-		orig.State = StatePartlyUndone
-	}
-	return l.writeTx(orig)
 }
 
 // undoConflicts compares what nash left at each path with what is there now.

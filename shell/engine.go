@@ -23,7 +23,8 @@ import (
 // the State: callers pass what they need and apply the results, so the
 // REPL can call them from tea.Cmds while Update owns the State.
 type engine struct {
-	cfg Config
+	cfg   Config
+	tools *effects.ToolMatcher // Config.ToolFiles, for the session's home
 	// oneShot says nash runs one line and exits (nash -c, nash run):
 	// there is no :undo to name, only nash undo.
 	oneShot bool
@@ -45,7 +46,19 @@ func newEngine(cfg Config) *engine {
 	if cfg.Keys.Run == nil {
 		cfg.Keys = DefaultKeys().Merge(cfg.Keys)
 	}
-	return &engine{cfg: cfg, model: cfg.Model}
+	list := cfg.ToolFiles
+	if list == nil {
+		list = effects.DefaultToolFiles()
+	}
+	env := func(k string) string {
+		for i := len(cfg.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(cfg.Env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	return &engine{cfg: cfg, model: cfg.Model, tools: effects.NewToolMatcher(list, cfg.Home, env)}
 }
 
 // currentModel is the model requests go to.
@@ -260,53 +273,44 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 		if err != nil {
 			return err
 		}
-		t, cs, err := sb.Show(args[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
-		if t.Prompt != "" {
-			fmt.Fprintf(w, "request: %s\n", effects.EscapeLine(t.Prompt))
-		}
-		if t.Script != "" {
-			fmt.Fprintf(w, "script:\n%s\n", indentText(effects.EscapeText(strings.TrimRight(t.Script, "\n"))))
-		}
-		return effects.WriteSummary(w, cs, effects.SummaryOptions{Home: e.cfg.Home})
+		return e.show(w, sb, args[0])
 	case "undo":
-		id := ""
-		if len(args) > 0 && isDigits(args[0]) {
-			id, args = args[0], args[1:]
-		}
-		force := false
-		var paths []string
-		for _, a := range args {
-			if a == "--force" {
-				force = true
-				continue
-			}
-			if !filepath.IsAbs(a) {
-				a = filepath.Join(dir, a)
-			}
-			paths = append(paths, filepath.Clean(a))
+		return e.undo(ctx, w, open, args, dir)
+	case "redo":
+		if len(args) != 0 {
+			return errors.New("usage: :redo (it brings back what the last undo took away)")
 		}
 		sb, err := open()
 		if err != nil {
 			return err
 		}
-		u, err := sb.Undo(ctx, id, sandbox.UndoOptions{Paths: paths, Force: force})
+		u, err := sb.Redo(ctx)
+		if err != nil {
+			return e.undoError(w, err)
+		}
+		fmt.Fprintf(w, "redid %s as transaction %s (%d path(s)); %s undoes it again\n", redone(u), u.ID, u.Ops, e.undoCommand(""))
+		return nil
+	case "commit":
+		if len(args) != 1 || !sandbox.IsRunID(args[0]) {
+			return errors.New("usage: :commit ID, the id of an aborted run that was kept (r and a number)")
+		}
+		sb, err := open()
+		if err != nil {
+			return err
+		}
+		tx, err := sb.Commit(ctx, args[0], sandbox.CommitOptions{})
 		var ce *sandbox.ConflictError
 		if errors.As(err, &ce) {
-			fmt.Fprintln(w, "nothing was changed; these paths changed after that commit:")
+			fmt.Fprintln(w, "nothing was changed; these paths changed after that run:")
 			for _, c := range ce.Conflicts {
 				fmt.Fprintf(w, "  %s: %s\n", effects.Quote(c.Path), effects.EscapeLine(c.Reason))
 			}
-			fmt.Fprintf(w, "undo them anyway with %s --force (their current versions are kept)\n", e.undoCommand("ID"))
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "undid transaction %s as transaction %s (%d path(s)); %s to redo\n", u.Undoes, u.ID, u.Ops, e.undoCommand(u.ID))
+		fmt.Fprintf(w, "committed run %s as transaction %s (%d change(s)); %s undoes it\n", args[0], tx.ID, tx.Changes, e.undoCommand(""))
 		return nil
 	case "find":
 		if strings.TrimSpace(rest) == "" {
@@ -336,22 +340,187 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 	return fmt.Errorf("unknown built-in :%s (try :help)", effects.Escape(name))
 }
 
-// undoCommand is how to undo transaction id where nash's words are read:
-// ":undo ID" in a session, "nash undo ID" after a one-shot.
-func (e *engine) undoCommand(id string) string {
-	if e.oneShot {
-		return "nash undo " + id
+// show writes a transaction, or an aborted run that was kept.
+func (e *engine) show(w io.Writer, sb Sandbox, id string) error {
+	if sandbox.IsRunID(id) {
+		k, cs, err := sb.ShowKept(id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "run %s  aborted %s, kept: %s applies it\n", k.ID, k.Aborted.Local().Format(time.DateTime), e.command("commit", k.ID))
+		if k.Prompt != "" {
+			fmt.Fprintf(w, "request: %s\n", effects.EscapeLine(k.Prompt))
+		}
+		if k.Script != "" {
+			fmt.Fprintf(w, "script:\n%s\n", indentText(effects.EscapeText(strings.TrimRight(k.Script, "\n"))))
+		}
+		return effects.WriteSummary(w, cs, effects.SummaryOptions{Home: e.cfg.Home})
 	}
-	return ":undo " + id
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
+	if !sandbox.IsTxID(id) {
+		return fmt.Errorf("%s is not a transaction id (a number; %s lists them) nor a kept run's (r and a number)", effects.Quote(id), e.command("log", ""))
+	}
+	t, cs, err := sb.Show(id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "transaction %s  %s  %s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State)
+	if t.Undoes != "" {
+		fmt.Fprintf(w, "undoes transaction %s\n", t.Undoes)
+	}
+	if t.Prompt != "" {
+		fmt.Fprintf(w, "request: %s\n", effects.EscapeLine(t.Prompt))
+	}
+	if t.Script != "" {
+		fmt.Fprintf(w, "script:\n%s\n", indentText(effects.EscapeText(strings.TrimRight(t.Script, "\n"))))
+	}
+	own, tools := SplitTools(cs, t.Tools)
+	if err := effects.WriteSummary(w, own, effects.SummaryOptions{Home: e.cfg.Home}); err != nil {
+		return err
+	}
+	if tools.Len() > 0 {
+		fmt.Fprintln(w, "tools' own files:")
+		for _, c := range tools.Changes {
+			fmt.Fprintf(w, "  %s %s\n", kindVerb(c.Kind), tildePath(c.Path, e.cfg.Home))
 		}
 	}
-	return s != ""
+	return nil
+}
+
+// SplitTools parts a transaction's changes into the person's and those
+// recorded as tools' own files (sandbox.Tx.Tools).
+func SplitTools(cs *effects.ChangeSet, tools []string) (own, tool *effects.ChangeSet) {
+	own, tool = &effects.ChangeSet{}, &effects.ChangeSet{}
+	set := make(map[string]bool, len(tools))
+	for _, p := range tools {
+		set[p] = true
+	}
+	if cs == nil {
+		return own, tool
+	}
+	for _, c := range cs.Changes {
+		if set[c.Path] {
+			tool.Changes = append(tool.Changes, c)
+		} else {
+			own.Changes = append(own.Changes, c)
+		}
+	}
+	return own, tool
+}
+
+// undo runs :undo [ID] [PATH...] [--force].
+func (e *engine) undo(ctx context.Context, w io.Writer, open func() (Sandbox, error), args []string, dir string) error {
+	id := ""
+	if len(args) > 0 && sandbox.IsTxID(args[0]) {
+		if _, err := os.Lstat(filepath.Join(dir, args[0])); err != nil {
+			id, args = args[0], args[1:] // a file named like a number is a path
+		}
+	}
+	force := false
+	var paths, notThere []string
+	for _, a := range args {
+		if a == "--force" {
+			force = true
+			continue
+		}
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		a = filepath.Clean(a)
+		if _, err := os.Lstat(a); err != nil {
+			notThere = append(notThere, a)
+		}
+		paths = append(paths, a)
+	}
+	sb, err := open()
+	if err != nil {
+		return err
+	}
+	u, err := sb.Undo(ctx, id, sandbox.UndoOptions{Paths: paths, Force: force})
+	var ce *sandbox.ConflictError
+	var nt *sandbox.NothingThereError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Fprintln(w, "nothing was changed; these paths changed after that commit:")
+		for _, c := range ce.Conflicts {
+			fmt.Fprintf(w, "  %s: %s\n", effects.Quote(c.Path), effects.EscapeLine(c.Reason))
+		}
+		again := id
+		if again == "" {
+			again = "ID"
+		}
+		fmt.Fprintf(w, "undo them anyway with %s --force (their current versions are kept)\n", e.undoCommand(again))
+		return nil
+	case errors.As(err, &nt) && len(notThere) > 0:
+		q := make([]string, len(notThere))
+		for i, p := range notThere {
+			q[i] = effects.Quote(relOrAbs(p, dir))
+		}
+		return fmt.Errorf("%s: not a transaction id (a number; %s lists them), and transaction %s changed no such path", strings.Join(q, ", "), e.command("log", ""), nt.ID)
+	case err != nil:
+		return e.undoError(w, err)
+	}
+	if u.Undoes != "" && strings.HasPrefix(u.Script, "nash redo") {
+		fmt.Fprintf(w, "redid %s as transaction %s (%d path(s)); %s undoes it again\n", redone(u), u.ID, u.Ops, e.undoCommand(""))
+		return nil
+	}
+	fmt.Fprintf(w, "undid transaction %s as transaction %s (%d path(s)); %s brings it back\n", u.Undoes, u.ID, u.Ops, e.command("redo", ""))
+	return nil
+}
+
+// undoError words what undo and redo refuse.
+func (e *engine) undoError(w io.Writer, err error) error {
+	switch {
+	case errors.Is(err, sandbox.ErrNothingToUndo):
+		fmt.Fprintln(w, "nothing to undo: every change is undone already")
+		return nil
+	case errors.Is(err, sandbox.ErrNothingToRedo):
+		fmt.Fprintf(w, "nothing to redo: %s brings back only undone changes that nothing came after\n", e.command("redo", ""))
+		return nil
+	}
+	return err
+}
+
+// redone names what a redo brought back: "transaction 34".
+func redone(u *sandbox.Tx) string {
+	// The script of a redo says "nash redo T (undo U)".
+	if rest, ok := strings.CutPrefix(u.Script, "nash redo "); ok {
+		if t, _, ok := strings.Cut(rest, " "); ok {
+			return "transaction " + t
+		}
+	}
+	return "the undo " + u.Undoes
+}
+
+func relOrAbs(p, dir string) string {
+	if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
+
+// undoCommand is how to undo transaction id (the last one when "") where
+// nash's words are read: ":undo ID" in a session, "nash undo ID" after a
+// one-shot.
+func (e *engine) undoCommand(id string) string {
+	return e.command("undo", id)
+}
+
+// command is how to run nash command name with arg where nash's words are
+// read: ":name ARG" in a session, "nash name ARG" after a one-shot.
+func (e *engine) command(name, arg string) string {
+	c := ":" + name
+	if e.oneShot {
+		c = "nash " + name
+	}
+	if arg != "" {
+		c += " " + arg
+	}
+	return c
+}
+
+// keptHint says how to reach an aborted run that was kept.
+func (e *engine) keptHint(id string) string {
+	return fmt.Sprintf("The run is kept as %s for a while: %s shows it, %s applies it.", id, e.command("show", id), e.command("commit", id))
 }
 
 func firstLine(s string, n int) string {
@@ -371,12 +540,20 @@ func writeHelp(w io.Writer, k KeyMap) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `Type a request in English, or a shell command. The marker before the
 cursor says which it will be: "cmd" (first word is a builtin or on PATH)
-or "ask" (anything else). Start with ! to force a command, ? to force English.
+or "ask" (anything else, and a command's name followed by plain English, as
+in "find the biggest files here"). A typo of a command ("cmd?") says "did
+you mean" and runs nothing. Start with ! to force a command, ? to force
+English. Tab completes commands, paths and $VARIABLES.
+
+What a typed command changes is committed when it ends and can be undone;
+a request's script is shown first and its changes wait for your commit.
 
   cd DIR, cd -, export K=V, unset K, exit    change this session
-  :undo [ID] [PATH...] [--force]            undo a commit (default: the last)
+  :undo [ID] [PATH...] [--force]            undo a commit (default: the last, further back each time)
+  :redo                                     bring back what the last :undo took away
   :log                                      list transactions
-  :show ID                                  what a transaction changed
+  :show ID                                  what a transaction (or a kept run, rN) changed
+  :commit ID                                apply an aborted run that was kept (rN)
   :find QUERY                               search the file index
   :export FILE                              this session's committed scripts as one script
   :model [NAME] [--save]                    the model in use and its provider's others;

@@ -96,7 +96,9 @@ type fakeSandbox struct {
 	runs    []string
 	commits [][]string
 	tokens  []*sandbox.Tokens // what each commit was told the model's work cost
+	opts    []sandbox.CommitOptions
 	aborts  []string
+	kept    []string
 	specs   []OpenSpec
 }
 
@@ -123,7 +125,35 @@ func (s *fakeSandbox) Commit(_ context.Context, id string, opt sandbox.CommitOpt
 	defer s.mu.Unlock()
 	s.commits = append(s.commits, opt.Paths)
 	s.tokens = append(s.tokens, opt.Tokens)
+	s.opts = append(s.opts, opt)
 	return &sandbox.Tx{ID: "t" + id, Prompt: opt.Prompt, Tokens: opt.Tokens}, nil
+}
+
+func (s *fakeSandbox) Keep(_ context.Context, id, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kept = append(s.kept, id)
+	return nil
+}
+
+func (s *fakeSandbox) Redo(context.Context) (*sandbox.Tx, error) {
+	return &sandbox.Tx{ID: "u2", Undoes: "u1", Script: "nash redo t1 (undo u1)"}, nil
+}
+
+func (s *fakeSandbox) ShowKept(id string) (*sandbox.KeptRun, *effects.ChangeSet, error) {
+	return &sandbox.KeptRun{ID: id}, &effects.ChangeSet{}, nil
+}
+
+// dropped reports whether run id was aborted or kept.
+func (s *fakeSandbox) dropped(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range append(append([]string(nil), s.aborts...), s.kept...) {
+		if a == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *fakeSandbox) Abort(id string) error {
@@ -209,6 +239,9 @@ func drive(t *testing.T, m *model, cmd tea.Cmd) string {
 // runInPlace makes m run scripts and the editor in place of handing them
 // the terminal, with no input and their output dropped.
 func runInPlace(m *model) {
+	// The terminal answers a fence's query at once; no timeout runs.
+	m.queryTerminal = func() tea.Msg { return tea.CursorPositionMsg{} }
+	m.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	m.exec = func(c tea.ExecCommand, cb tea.ExecCallback) tea.Cmd {
 		return func() tea.Msg {
 			c.SetStdin(strings.NewReader(""))

@@ -37,12 +37,21 @@ type job struct {
 	show  bool   // show a script in hand before it runs, without asking
 	// stage, when set, prepares the change instead of a script run
 	// (nash rollback): there is nothing to plan, analyse or run.
-	stage   func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
+	stage func(ctx context.Context) (Sandbox, *sandbox.Pending, error)
+	// typed says the person typed the line at the shell's prompt (the
+	// REPL or the line mode): what it changes is committed when it ends,
+	// unless Config.Typed says ask, or the line needed the second
+	// confirmation (careful), or it deleted outside the directory.
+	typed   bool
+	careful bool
 	dir     string
 	env     []string
 	history []planner.HistoryEntry
 	stdin   *planner.Input // piped to nash -c: context for the model
 	opts    flowOptions
+	// keep is the directory where a typed line's bash leaves the
+	// session's state (OpenSpec.Keep); "" for the rest.
+	keep string
 }
 
 // flowOptions are what the command line says about a pass.
@@ -133,43 +142,59 @@ type (
 		a      *planner.Artifact
 		reason string
 	} // the script, what it will do, and the second confirmation's reason
-	evExplanation  struct{ x *planner.Explanation } // the model's step-by-step explanation
-	evFailed       struct{ err error }              // a step failed (edit, revise, explain); the flow goes on
-	evPrint        struct{ script string }          // --print: the script alone
-	evDryRun       struct{ a *planner.Artifact }    // --dry-run: the review, on stdout
-	evAborted      struct{ ran bool }               // aborted, before or after the run
-	evExit         struct{ code int }               // the script's exit status, when not 0
-	evUnsandboxed  struct{}                         // ran without a sandbox (--unprotected): nothing to show or undo
-	evNoChanges    struct{}                         // the run changed nothing
-	evOutcome      struct{ o *outcome }             // the effect summary and what was not predicted
-	evNotCommitted struct{ err error }              // the commit was refused (locked paths); the person may pick others
+	evExplanation struct{ x *planner.Explanation } // the model's step-by-step explanation
+	evFailed      struct{ err error }              // a step failed (edit, revise, explain); the flow goes on
+	evPrint       struct{ script string }          // --print: the script alone
+	evDryRun      struct{ a *planner.Artifact }    // --dry-run: the review, on stdout
+	evAborted     struct {
+		ran  bool
+		kept string // the run kept (Sandbox.Keep), to commit later; "" when nothing was lost
+	} // aborted, before or after the run
+	evExit         struct{ code int }   // the script's exit status, when not 0
+	evUnsandboxed  struct{}             // ran without a sandbox (--unprotected): nothing to show or undo
+	evNoChanges    struct{ typed bool } // the run changed nothing; typed: a command as typed, which says nothing of it
+	evOutcome      struct{ o *outcome } // the effect summary and what was not predicted
+	evNotCommitted struct{ err error }  // the commit was refused (locked paths); the person may pick others
 	evCommitted    struct {
 		tx    *sandbox.Tx
 		paths []string
 	} // committed as transaction tx
-	evAnswer   struct{ a *planner.Artifact }    // the model answered (Markdown) instead of writing a script
-	evStdin    struct{ in *planner.InputStats } // how much of the piped input the model was sent
-	evNetAgain struct{ rules []egress.Rule }    // running the script again with these allowed
-	evNetKept  struct{ tx *sandbox.Tx }         // no file changes, but what the run reached is kept as tx
+	evAnswer        struct{ a *planner.Artifact }    // the model answered (Markdown) instead of writing a script
+	evStdin         struct{ in *planner.InputStats } // how much of the piped input the model was sent
+	evAutoCommitted struct {
+		o  *outcome
+		tx *sandbox.Tx
+	} // a typed line's changes, committed when it ended
+	evToolsKept struct {
+		o  *outcome
+		tx *sandbox.Tx
+	} // only tools' own files changed: kept as bookkeeping
+	evNetAgain struct {
+		rules []egress.Rule
+		kept  string // the first run, kept
+	} // running the script again with these allowed
+	evNetKept struct{ tx *sandbox.Tx } // no file changes, but what the run reached is kept as tx
 )
 
-func (evQuestion) isEvent()     {}
-func (evReview) isEvent()       {}
-func (evExplanation) isEvent()  {}
-func (evFailed) isEvent()       {}
-func (evPrint) isEvent()        {}
-func (evDryRun) isEvent()       {}
-func (evAborted) isEvent()      {}
-func (evExit) isEvent()         {}
-func (evUnsandboxed) isEvent()  {}
-func (evNoChanges) isEvent()    {}
-func (evOutcome) isEvent()      {}
-func (evNotCommitted) isEvent() {}
-func (evCommitted) isEvent()    {}
-func (evNetAgain) isEvent()     {}
-func (evAnswer) isEvent()       {}
-func (evStdin) isEvent()        {}
-func (evNetKept) isEvent()      {}
+func (evQuestion) isEvent()      {}
+func (evReview) isEvent()        {}
+func (evExplanation) isEvent()   {}
+func (evFailed) isEvent()        {}
+func (evPrint) isEvent()         {}
+func (evDryRun) isEvent()        {}
+func (evAborted) isEvent()       {}
+func (evExit) isEvent()          {}
+func (evUnsandboxed) isEvent()   {}
+func (evNoChanges) isEvent()     {}
+func (evOutcome) isEvent()       {}
+func (evNotCommitted) isEvent()  {}
+func (evCommitted) isEvent()     {}
+func (evNetAgain) isEvent()      {}
+func (evAutoCommitted) isEvent() {}
+func (evToolsKept) isEvent()     {}
+func (evNetKept) isEvent()       {}
+func (evAnswer) isEvent()        {}
+func (evStdin) isEvent()         {}
 
 // Record is the JSON object that describes one pass through the flow: nash
 // -c --json, nash run --json, nash group --json and nash join --json all
@@ -231,6 +256,11 @@ type RunRecord struct {
 	Conflicts   []sandbox.Conflict `json:"conflicts,omitempty"`       // paths changed since: nothing committed
 	Locked      []string           `json:"locked,omitempty"`          // locked paths: nothing committed
 	Summary     string             `json:"summary,omitempty"`         // the model's summary of the commit
+	// Kept is set when the run was aborted but kept, to commit later
+	// (nash commit ID): it created or modified files.
+	Kept string `json:"kept,omitempty"`
+	// Tools lists the changes that are tools' own files (Config.ToolFiles).
+	Tools []string `json:"tools,omitempty"`
 }
 
 // flowResult is what a pass leaves for the session: the record, the
@@ -242,6 +272,7 @@ type flowResult struct {
 	cs        *effects.ChangeSet // what the commit changed, for its summary
 	ran       bool               // a script ran: what is on PATH may have changed
 	saved     string             // the script that ran and was committed (or changed nothing)
+	kept      map[string][]byte  // what the last run left in job.keep
 }
 
 // outcome is a finished run waiting for commit or abort.
@@ -252,6 +283,10 @@ type outcome struct {
 	prompt  string // "" for a typed command
 	script  string
 	dir     string
+	// own and tools part the run's changes: the person's, and tools'
+	// own files (Config.ToolFiles).
+	own, tools *effects.ChangeSet
+	toolNames  []string // whose files tools holds: "git", "vim"
 }
 
 // changed reports whether the run left anything to commit.
@@ -271,7 +306,7 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 		if err != nil {
 			return r, err
 		}
-		return e.finish(ctx, f, j, r, &outcome{sb: sb, pending: p, prompt: j.title}, entryOf(j, ""), false)
+		return e.finish(ctx, f, j, r, e.outcome(&outcome{sb: sb, pending: p, prompt: j.title}), entryOf(j, ""), false)
 	}
 	var a *planner.Artifact
 	if planned {
@@ -338,13 +373,14 @@ review:
 			break review
 		case !planned:
 			// A script in hand needs only the second confirmation.
+			j.careful = true
 			f.say(evReview{a, reason})
 			ok, _, err := f.confirm(reason)
 			if err != nil {
-				return r, e.aborted(f, r, false, err)
+				return r, e.aborted(f, r, false, "", err)
 			}
 			if !ok {
-				return r, e.aborted(f, r, false, ErrAborted)
+				return r, e.aborted(f, r, false, "", ErrAborted)
 			}
 			break review
 		}
@@ -355,11 +391,11 @@ review:
 		}
 		act, err := f.review(a, reason)
 		if err != nil {
-			return r, e.aborted(f, r, false, err)
+			return r, e.aborted(f, r, false, "", err)
 		}
 		switch act {
 		case actAbort:
-			return r, e.aborted(f, r, false, ErrAborted)
+			return r, e.aborted(f, r, false, "", ErrAborted)
 		case actRun:
 			if reason == "" {
 				break review
@@ -367,12 +403,12 @@ review:
 			ok, back, err := f.confirm(reason)
 			switch {
 			case err != nil:
-				return r, e.aborted(f, r, false, err)
+				return r, e.aborted(f, r, false, "", err)
 			case back:
 				fresh = true
 				continue
 			case !ok:
-				return r, e.aborted(f, r, false, ErrAborted)
+				return r, e.aborted(f, r, false, "", ErrAborted)
 			}
 			break review
 		case actEdit:
@@ -384,13 +420,13 @@ review:
 			a, fresh = editedArtifact(a, edited, e.analyze(edited, j.dir)), true
 		case actTest, actExample:
 			if err := e.tryOut(ctx, f, j, a.Script, act, tr); err != nil {
-				return r, e.aborted(f, r, false, err)
+				return r, e.aborted(f, r, false, "", err)
 			}
 		case actRevise:
 			tr.announce(f, a.Script)
 			fb, err := f.feedback()
 			if err != nil {
-				return r, e.aborted(f, r, false, err)
+				return r, e.aborted(f, r, false, "", err)
 			}
 			if fb == "" {
 				continue
@@ -440,7 +476,7 @@ review:
 		if len(offer) > 0 {
 			chosen, err := f.allowNet(netQuestion{rules: offer})
 			if err != nil {
-				return r, e.aborted(f, r, false, err)
+				return r, e.aborted(f, r, false, "", err)
 			}
 			allowed = append(allowed, chosen...)
 		}
@@ -450,7 +486,7 @@ review:
 	var o *outcome
 	shown := false // the effect summary of o has been shown
 	for {
-		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected}
+		spec := OpenSpec{Dir: j.dir, Env: j.env, Network: j.opts.network, Allow: allowed, Unprotected: j.opts.unprotected, Keep: j.keep}
 		var err error
 		o, err = f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
 			spec.Stdin, spec.Stdout, spec.Stderr = stdin, stdout, stderr
@@ -461,12 +497,9 @@ review:
 		}
 		r.ran = true
 		p := o.pending
+		r.kept = p.Kept
 		if p.Unsandboxed || j.opts.yes {
 			break
-		}
-		if hasOutcome(o) {
-			f.say(evOutcome{o})
-			shown = true
 		}
 		var offer []egress.Rule
 		for _, rule := range deniedRules(p.Network) {
@@ -478,17 +511,20 @@ review:
 		if len(offer) == 0 {
 			break
 		}
+		// What the run did, then the question about what it was refused.
+		f.say(evOutcome{o})
+		shown = true
 		chosen, err := f.allowNet(netQuestion{rules: offer, again: true})
 		if err != nil {
-			_ = o.sb.Abort(p.ID)
-			return r, e.aborted(f, r, true, err)
+			kept := e.drop(ctx, o)
+			return r, e.aborted(f, r, true, kept, err)
 		}
 		if len(chosen) == 0 {
 			break
 		}
-		_ = o.sb.Abort(p.ID)
+		kept := e.drop(ctx, o)
 		allowed = append(allowed, chosen...)
-		f.say(evNetAgain{chosen})
+		f.say(evNetAgain{chosen, kept})
 		shown = false
 	}
 	res, err := e.finish(ctx, f, j, r, o, entryOf(j, script), shown)
@@ -579,8 +615,9 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		Network: p.Network, NetworkError: p.NetworkError, ScratchFull: p.ScratchFull, Unlimited: p.Unlimited}
 	if p.Changes != nil && p.Changes.Changes != nil {
 		run.Changes = p.Changes.Changes
+		run.Tools = o.tools.Paths()
 		if o.report != nil {
-			s := effects.Compare(o.report, p.Changes)
+			s := effects.Compare(o.report, o.own)
 			run.Surprises = &s
 		}
 	}
@@ -610,7 +647,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		if !reachedNetwork(p) {
 			_ = o.sb.Abort(p.ID)
-			f.say(evNoChanges{})
+			f.say(evNoChanges{typed: !planned && j.title == ""})
 			return r, status()
 		}
 		// Nothing changed here, but the run reached the network: that
@@ -623,6 +660,43 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		run.Committed, run.Transaction = true, tx.ID
 		f.say(evNetKept{tx})
 		return r, status()
+	}
+
+	// Tools' own files alone (git status, less, vim without a write)
+	// are committed as bookkeeping, never asked about.
+	if o.own.Len() == 0 && len(p.Unprotected) == 0 {
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt, Tokens: tokensOf(r.rec.Usage), Bookkeeping: true, Tools: o.tools.Paths()})
+		if err != nil {
+			e.drop(ctx, o)
+			return r, err
+		}
+		run.Committed, run.Transaction = true, tx.ID
+		r.history = append(r.history, entry)
+		r.saved = script
+		f.say(evToolsKept{o, tx})
+		return r, status()
+	}
+
+	// A line the person typed is committed when it ends, as bash would
+	// have changed the files, and stays undoable; unless the person asked
+	// to be asked, or the line did what --yes never covers.
+	if e.autoCommit(j, o) {
+		if !shown && (len(p.Network) > 0 || p.NetworkError != "") {
+			f.say(evOutcome{o}) // what it tried to reach is worth the lines
+			shown = true
+		}
+		tx, step, err := e.commit(context.WithoutCancel(ctx), o, nil, false, tokensOf(r.rec.Usage))
+		if err == nil {
+			run.Committed, run.Transaction = true, tx.ID
+			r.history = append(r.history, entry)
+			r.committed, r.cs, r.saved = &step, p.Changes, script
+			f.say(evAutoCommitted{o, tx})
+			return r, status()
+		}
+		// A conflict or a lock: the summary and the question, as for a
+		// planned script, say what and let the person pick.
+		f.say(evNotCommitted{err})
+		shown = false
 	}
 
 	// The effect summary, then commit all, some paths, or nothing.
@@ -638,10 +712,10 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 				err = ErrAborted
 			}
 			if err != nil {
-				_ = o.sb.Abort(p.ID)
+				kept := e.drop(ctx, o)
 				entry.Output = "(aborted)"
 				r.history = append(r.history, entry)
-				return r, e.aborted(f, r, true, err)
+				return r, e.aborted(f, r, true, kept, err)
 			}
 			paths = d.paths
 		}
@@ -659,7 +733,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 			f.say(evNotCommitted{err})
 			continue
 		default:
-			_ = o.sb.Abort(p.ID)
+			e.drop(ctx, o)
 			if errors.As(err, &le) {
 				run.Locked = le.Paths
 			}
@@ -683,12 +757,74 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 	return r, nil
 }
 
+// autoCommit reports whether a run's changes are committed without a
+// question: a typed line, with Config.Typed not ask, that needed no second
+// confirmation, and that deleted nothing outside its directory (a deletion
+// there is what --yes never covers; the summary shows it first).
+func (e *engine) autoCommit(j job, o *outcome) bool {
+	if !j.typed || j.careful || j.opts.yes || e.cfg.Typed == TypedAsk || len(o.pending.Unprotected) > 0 {
+		return false
+	}
+	for _, c := range o.own.Changes {
+		if c.Kind == effects.Deleted && !under(c.Path, j.dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// outcome fills in o's parts: the person's changes and tools' own.
+func (e *engine) outcome(o *outcome) *outcome {
+	o.own, o.tools = e.tools.Split(o.pending.Changes)
+	o.toolNames = e.tools.Tools(o.tools)
+	return o
+}
+
+// drop discards a run that will not be committed. A run that created or
+// modified files is kept instead (Sandbox.Keep), so that nothing the
+// person made is lost by an answer: drop returns its id. The person's
+// context may have ended (the terminal closed): keeping goes on.
+func (e *engine) drop(ctx context.Context, o *outcome) string {
+	p := o.pending
+	if p.Unsandboxed {
+		return ""
+	}
+	if madeSomething(o.own) {
+		if err := o.sb.Keep(context.WithoutCancel(ctx), p.ID, o.prompt); err == nil {
+			return p.ID
+		}
+	}
+	_ = o.sb.Abort(p.ID)
+	return ""
+}
+
+// madeSomething reports whether cs creates or modifies a file: what an
+// abort would throw away. Deletions, new directories and metadata lose
+// nothing when they are not made.
+func madeSomething(cs *effects.ChangeSet) bool {
+	if cs == nil {
+		return false
+	}
+	for _, c := range cs.Changes {
+		switch c.Kind {
+		case effects.Created, effects.Modified, effects.TypeChanged:
+			if c.After != nil && c.After.Type != effects.TypeDir {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // aborted notes an abort in the record and tells the face, unless err is
 // not an abort (the face's input failed, or ctx ended).
-func (e *engine) aborted(f face, r *flowResult, ran bool, err error) error {
+func (e *engine) aborted(f face, r *flowResult, ran bool, kept string, err error) error {
+	if kept != "" && r.rec.Run != nil {
+		r.rec.Run.Kept = kept
+	}
 	if errors.Is(err, ErrAborted) {
 		r.rec.Aborted = true
-		f.say(evAborted{ran})
+		f.say(evAborted{ran, kept})
 	}
 	return err
 }
@@ -706,14 +842,14 @@ func (e *engine) run(ctx context.Context, spec OpenSpec, prompt, script string, 
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{sb: sb, pending: p, report: rep, prompt: prompt, script: script, dir: spec.Dir}, nil
+	return e.outcome(&outcome{sb: sb, pending: p, report: rep, prompt: prompt, script: script, dir: spec.Dir}), nil
 }
 
 // commit commits the outcome (only paths, when given). A planned request
 // that is committed is remembered, so the planner can recall it as an
 // example. The returned Step is for the session's :export.
 func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool, tokens *sandbox.Tokens) (*sandbox.Tx, Step, error) {
-	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt, Tokens: tokens})
+	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt, Tokens: tokens, Tools: o.tools.Paths()})
 	if err != nil {
 		return nil, Step{}, err
 	}

@@ -24,7 +24,7 @@ func DefaultKeys() KeyMap {
 		Edit:    []string{"e"},
 		Revise:  []string{"r"},
 		Explain: []string{"x"},
-		Abort:   []string{"a", "esc", "n"},
+		Abort:   []string{"a", "n"}, // never esc: a vim reflex, pressed by habit
 		Commit:  []string{"c"},
 		Diff:    []string{"d"},
 		Pick:    []string{"p"},

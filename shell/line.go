@@ -106,6 +106,10 @@ func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *
 func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) error {
 	l := newLiner(cfg, in, out, errw, opts)
 	l.e.oneShot = false
+	if cfg.BashSession && hasBash() {
+		l.st.startBash()
+		defer l.st.Close()
+	}
 	var hist *History
 	if cfg.StateDir != "" {
 		hist, _ = LoadHistory(historyPath(cfg.StateDir))
@@ -213,30 +217,64 @@ func (l *liner) finish(r *flowResult, err error) error {
 // line handles one line. It returns the flow's result when the line went
 // through the flow.
 func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
-	r := RouteLine(line, l.st.IsCommand)
+	r := l.st.Route(line)
 	text := strings.TrimSpace(line)
 	switch r.Kind {
 	case Empty:
 		return nil, nil
 	case Session:
 		out, err := l.st.Apply(r.Text)
+		if err != nil && l.st.bash != nil && !errors.Is(err, ErrExit) {
+			// bash's own cd (CDPATH, cdable_vars) and its own words.
+			return l.pass(ctx, job{input: text, route: Command, text: r.Text})
+		}
 		if out != "" {
 			fmt.Fprintln(l.out, out)
+		}
+		if err == nil {
+			l.st.setStatus(0)
 		}
 		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
 	case Builtin:
 		err := l.e.builtin(ctx, r.Text, l.st.Dir, l.st.Committed, l.out)
 		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, err
+	case Typo:
+		l.st.setStatus(127)
+		fmt.Fprintf(l.errw, "nash: %s\n", effects.EscapeText(typoMessage(r)))
+		return &flowResult{rec: &Record{Input: text, Route: r.Kind.String()}}, nil
 	}
-	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, stdin: l.opts.Input})
+	if r.Kind == Command && l.st.bash != nil && startsJob(r.Text) {
+		fmt.Fprintf(l.errw, "nash: %s\n", bgNote)
+	}
+	// In a session (not a one-shot) a command is one the person typed.
+	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, typed: r.Kind == Command && !l.e.oneShot, stdin: l.opts.Input})
 }
 
 // pass takes j through the flow in the session's directory and
 // environment, and keeps what the session needs of it.
 func (l *liner) pass(ctx context.Context, j job) (*flowResult, error) {
 	j.dir, j.env, j.history, j.opts = l.st.Dir, l.st.Environ(), l.st.History, l.opts.flow()
+	var ls *lineSession
+	if j.route == Command && l.st.bash != nil {
+		var err error
+		if ls, err = l.st.bash.line(); err != nil {
+			fmt.Fprintf(l.errw, "nash: %s\n", effects.EscapeText(err.Error()))
+		} else {
+			j.env, j.keep = ls.environ(j.env), ls.out
+		}
+	}
 	res, err := l.e.flow(ctx, l, j)
 	l.e.keep(j, res)
+	switch {
+	case ls != nil:
+		lr := ls.read(res.kept)
+		l.st.applyLine(lr, res.ran, exitOf(res))
+		for _, n := range lr.notes {
+			fmt.Fprintf(l.errw, "nash: %s\n", effects.EscapeText(n))
+		}
+	case res.ran:
+		l.st.setStatus(exitOf(res))
+	}
 	for _, h := range res.history {
 		l.st.Record(h)
 	}
@@ -476,24 +514,36 @@ func (l *liner) say(ev event) {
 			writeReview(l.out, l.sty, ev.a, 0)
 		}
 	case evAborted:
-		if ev.ran {
+		switch {
+		case ev.kept != "":
+			fmt.Fprintf(w, "nash: aborted; nothing was changed. %s\n", l.e.keptHint(ev.kept))
+		case ev.ran:
 			fmt.Fprintln(w, "nash: aborted; nothing was changed")
-		} else {
+		default:
 			fmt.Fprintln(w, "nash: aborted; nothing was run")
 		}
+	case evAutoCommitted:
+		fmt.Fprintf(w, "nash: %s\n", autoLine(ev.o, ev.tx.ID, l.e.undoCommand(""), l.e.cfg.Home))
+	case evToolsKept:
+		// Tools' own bookkeeping: nothing to say.
 	case evExit:
 		fmt.Fprintf(w, "nash: the script exited with status %d\n", ev.code)
 	case evUnsandboxed:
 		fmt.Fprintln(w, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
 	case evNoChanges:
-		fmt.Fprintln(w, "nash: no changes")
+		if !ev.typed {
+			fmt.Fprintln(w, "nash: no changes")
+		}
 	case evOutcome:
 		writeOutcome(w, l.sty, ev.o, 0, l.e.cfg.Home)
 	case evNotCommitted:
 		fmt.Fprintf(w, "nash: not committed: %s\n", effects.EscapeText(ev.err.Error()))
 		fmt.Fprintln(w, "nash: pick the other paths to commit them alone, or abort")
 	case evNetAgain:
-		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are discarded\n", quoteRules(ev.rules))
+		fmt.Fprintf(w, "nash: running the script again with %s allowed; the first run's changes are set aside\n", quoteRules(ev.rules))
+		if ev.kept != "" {
+			fmt.Fprintf(w, "nash: %s\n", l.e.keptHint(ev.kept))
+		}
 	case evNetKept:
 		fmt.Fprintf(w, "nash: no file changes; what the run reached is kept as transaction %s (nash show %s)\n", ev.tx.ID, ev.tx.ID)
 	case evCommitted:

@@ -291,11 +291,20 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 		writeNetwork(w, st, p)
 		return
 	}
+	own := o.own
+	if own == nil {
+		own = p.Changes
+	}
 	var b bytes.Buffer
-	_ = effects.WriteSummary(&b, p.Changes, effects.SummaryOptions{Width: width, Home: home})
-	fmt.Fprint(w, b.String())
+	if own.Len() > 0 {
+		_ = effects.WriteSummary(&b, own, effects.SummaryOptions{Width: width, Home: home})
+		fmt.Fprint(w, b.String())
+	}
+	if o.tools != nil && o.tools.Len() > 0 {
+		fmt.Fprintln(w, st.dim.Render(toolsLine(o, home)))
+	}
 	if o.report != nil {
-		s := effects.Compare(o.report, p.Changes)
+		s := effects.Compare(o.report, own)
 		if len(s.Unpredicted) > 0 {
 			b.Reset()
 			_ = effects.WriteSurprises(&b, effects.Surprises{Unpredicted: s.Unpredicted}, effects.SummaryOptions{Width: width, Home: home})
@@ -308,6 +317,65 @@ func writeOutcome(w io.Writer, st *styles, o *outcome, width int, home string) {
 		}
 	}
 	writeNetwork(w, st, p)
+}
+
+// toolsLine lists the tools' own files a run changed, for the summary.
+func toolsLine(o *outcome, home string) string {
+	const most = 4
+	var names []string
+	for _, c := range o.tools.Changes {
+		if len(names) == most {
+			names = append(names, fmt.Sprintf("and %d more", o.tools.Len()-most))
+			break
+		}
+		names = append(names, tildePath(c.Path, home))
+	}
+	return fmt.Sprintf("and tools' own files (%s), committed with the run: %s", strings.Join(o.toolNames, ", "), strings.Join(names, ", "))
+}
+
+// autoLine is the one line that says what a typed command's commit
+// changed: "modified essay.txt · transaction 7 · :undo".
+func autoLine(o *outcome, txID, undo string, home string) string {
+	var what string
+	switch n := o.own.Len(); n {
+	case 1:
+		c := o.own.Changes[0]
+		what = kindVerb(c.Kind) + " " + relPath(c.Path, o.dir, home)
+	default:
+		what = fmt.Sprintf("%d changes", n)
+	}
+	if len(o.toolNames) > 0 {
+		what += " · and tools' own files (" + strings.Join(o.toolNames, ", ") + ")"
+	}
+	return what + " · transaction " + txID + " · " + undo
+}
+
+// kindVerb is how a one-change line says what happened to the path.
+func kindVerb(k effects.Kind) string {
+	switch k {
+	case effects.Created:
+		return "created"
+	case effects.Modified:
+		return "modified"
+	case effects.Deleted:
+		return "deleted"
+	case effects.Renamed:
+		return "renamed"
+	case effects.TypeChanged:
+		return "replaced"
+	}
+	return "changed"
+}
+
+// relPath shows p relative to dir when below it, else with ~ for home;
+// escaped and quoted as needed.
+func relPath(p, dir, home string) string {
+	if under(p, dir) {
+		if rel, err := filepath.Rel(dir, p); err == nil {
+			return effects.Quote(rel)
+		}
+	}
+	return tildePath(p, home)
 }
 
 func quoteAll(ps []string) string {

@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	// and a run not yet committed is aborted, so nothing reaches the disk.
 	cancel()
 	m.flows.Wait()
+	m.st.Close()
 	if fm, ok := final.(*model); ok && fm.stopBackground != nil {
 		fm.stopBackground()
 	}
@@ -126,7 +127,18 @@ const (
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
 	stNet                   // destinations the run may reach: all, pick or none
 	stSnippet               // an answer's commands: pick one to review, or none
+	stDiscard               // abort a run that made files? y sets it aside, any other key goes back
 )
+
+// asks reports whether st is a question the flow waits on, which a key
+// typed before it appeared must not answer (see fence).
+func asks(st state) bool {
+	switch st {
+	case stReview, stConfirm, stSummary, stNet, stDiscard, stSnippet:
+		return true
+	}
+	return false
+}
 
 // model is the REPL's root model.
 type model struct {
@@ -149,6 +161,7 @@ type model struct {
 	width  int
 	input  lineInput
 	route  Route // of the line being typed, for the indicator
+	tabs   int   // Tabs pressed in a row at the prompt (replcomplete.go)
 	status string
 
 	histPos int    // the history entry shown, or hist.Len() when editing a new line
@@ -176,10 +189,42 @@ type model struct {
 	live       *liveText         // the model's text as it arrives, while it works
 	liveGen    int               // which work the live ticks are for
 	snippets   []planner.Snippet // the commands of the answer shown, at stSnippet
+	// The bash session's part of the REPL (replsession.go).
+	replSession
 	// exec and execProcess hand the terminal to a script or the editor
 	// (tea.Exec, tea.ExecProcess); tests run them in place.
 	exec        func(tea.ExecCommand, tea.ExecCallback) tea.Cmd
 	execProcess func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+
+	// The fence: a question takes keys only once the terminal has
+	// answered a query sent when it appeared (armed), so keys typed
+	// before it, already on their way, never answer it. queryTerminal
+	// sends the query (a cursor position request); after bounds the wait
+	// for a terminal that never answers. Tests replace both.
+	armed         bool
+	fenceGen      int
+	fencePending  int
+	queryTerminal tea.Cmd
+	after         func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+// fenceWait is how long a question waits for the terminal's answer before
+// it takes keys anyway: a terminal that answers no query (a bare pty)
+// costs that much, once per question.
+const fenceWait = 400 * time.Millisecond
+
+// fenceTimeoutMsg arms question gen when the terminal did not answer.
+type fenceTimeoutMsg struct{ gen int }
+
+// fence disarms the question just shown until the terminal answers the
+// query it sends now: what the terminal sends before that answer was
+// typed before the question appeared.
+func (m *model) fence() tea.Cmd {
+	m.armed = false
+	m.fenceGen++
+	m.fencePending++
+	gen := m.fenceGen
+	return tea.Batch(m.queryTerminal, m.after(fenceWait, func(time.Time) tea.Msg { return fenceTimeoutMsg{gen} }))
 }
 
 // Messages: one per event.
@@ -212,11 +257,20 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		ctx: ctx, e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home), hist: hist,
 		sty: newStyles(cfg.Color), keys: e.cfg.Keys, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		width: 80, match: -1, flows: &sync.WaitGroup{}, exec: tea.Exec, execProcess: tea.ExecProcess,
+		queryTerminal: func() tea.Msg { return tea.RequestCursorPosition() }, after: tea.Tick,
 	}
 	m.histPos = hist.Len()
 	m.st.History = append(m.st.History, cfg.History...)
+	if cfg.BashSession && hasBash() {
+		m.st.startBash()
+	}
 	return m, nil
 }
+
+// firstHint is printed above the first prompt. (Shown under it, it would
+// leave a copy of the prompt above it once gone: bubbletea's inline
+// renderer keeps the lines a view loses in the scrollback.)
+const firstHint = "type a command, or ask in English · ?… always asks, !… always runs · :help"
 
 // backgroundDelay is how long after start-up the shell starts its
 // background work: the first prompt is drawn by then.
@@ -228,7 +282,11 @@ type startBackgroundMsg struct{}
 // Init makes no network call and scans nothing before the first prompt:
 // background work (the index watcher) starts a moment after it.
 func (m *model) Init() tea.Cmd {
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.sessionInit()}
+	if m.hist.Len() == 0 {
+		// Someone new: how to start, once, until their first line.
+		cmds = append(cmds, m.println(m.sty.dim.Render(firstHint)))
+	}
 	if m.e.cfg.Background != nil {
 		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} }))
 	}
@@ -255,6 +313,21 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.log.Warn("background work did not start", "err", err)
 			}
 			m.stopBackground = stop
+		}
+		return m, nil
+	case tea.CursorPositionMsg:
+		// The terminal answered a fence's query: what it sent before
+		// this was typed before the question appeared.
+		if m.fencePending > 0 {
+			m.fencePending--
+		}
+		if m.fencePending == 0 {
+			m.armed = true
+		}
+		return m, nil
+	case fenceTimeoutMsg:
+		if msg.gen == m.fenceGen && !m.armed {
+			m.armed, m.fencePending = true, 0
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -292,12 +365,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtinMsg:
 		m.state = stInput
 		m.st.Forget()
-		return m, m.println(strings.TrimRight(msg.text, "\n"))
+		return m, tea.Sequence(m.println(strings.TrimRight(msg.text, "\n")), m.nextQueued())
 	case printMsg:
 		return m, m.println(strings.TrimRight(msg.text, "\n"))
 	case historyErrM:
 		m.log.Warn("history", "err", msg.err)
 		return m, nil
+	case rcStartMsg:
+		return m, m.startRC()
+	case rcDoneMsg:
+		return m.rcDone(msg)
 	}
 	return m, nil
 }
@@ -312,8 +389,15 @@ func (m *model) println(text string) tea.Cmd {
 
 func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = ""
+	if asks(m.state) && !m.armed {
+		m.status = "a key typed before the question appeared is not an answer"
+		return m, nil
+	}
 	switch m.state {
 	case stInput:
+		if k.String() != "tab" {
+			m.tabs = 0
+		}
 		if m.searching {
 			return m.searchKey(k)
 		}
@@ -336,6 +420,8 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.netKey(k)
 	case stSnippet:
 		return m.snippetKey(k)
+	case stDiscard:
+		return m.discardKey(k)
 	}
 	return m, nil
 }
@@ -344,14 +430,20 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch k.String() {
 	case "enter":
 		return m.submit()
+	case "tab":
+		return m.tab()
 	case "ctrl+c":
-		if m.input.String() == "" {
+		var cmd tea.Cmd
+		if line := m.input.String(); line == "" {
 			m.status = "type exit or press ctrl+d to leave nash"
+		} else {
+			// As bash does, the line stays in the scrollback, marked.
+			cmd = m.println(m.promptView() + effects.Escape(line) + "^C")
 		}
 		m.input.reset()
 		m.histPos = m.hist.Len()
 		m.reroute()
-		return m, nil
+		return m, cmd
 	case "ctrl+d":
 		if m.input.String() == "" {
 			return m, tea.Quit
@@ -395,7 +487,7 @@ func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 // reroute recomputes the route indicator for the line being typed.
-func (m *model) reroute() { m.route = RouteLine(m.input.String(), m.st.IsCommand) }
+func (m *model) reroute() { m.route = m.st.Route(m.input.String()) }
 
 func (m *model) searchKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
@@ -440,8 +532,22 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 		cmds = append(cmds, saveHistory(m.hist, line))
 	}
 	m.histPos = m.hist.Len()
-	r := RouteLine(line, m.st.IsCommand)
 	m.route = Route{}
+	if m.rcLoading && strings.TrimSpace(line) != "" {
+		// The line may use what ~/.bashrc defines: it waits for it.
+		m.queued = append(m.queued, line)
+		m.state = stWaiting
+		m.waitLabel = "reading ~/.bashrc"
+		m.cancel = m.rcCancel
+		return m, tea.Sequence(cmds...)
+	}
+	return m, tea.Sequence(append(cmds, m.dispatch(line))...)
+}
+
+// dispatch sends a submitted line where it goes.
+func (m *model) dispatch(line string) tea.Cmd {
+	var cmds []tea.Cmd
+	r := m.st.Route(line)
 	switch r.Kind {
 	case Empty:
 	case Session:
@@ -449,21 +555,33 @@ func (m *model) submit() (tea.Model, tea.Cmd) {
 		switch {
 		case errors.Is(err, ErrExit):
 			cmds = append(cmds, tea.Quit)
+		case err != nil && m.st.bash != nil:
+			// bash's own cd (CDPATH, cdable_vars) and its own words.
+			cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
 		case err != nil:
 			cmds = append(cmds, m.println(m.sty.err.Render("nash: ")+effects.EscapeText(err.Error())))
 		case out != "":
+			m.st.setStatus(0)
 			cmds = append(cmds, m.println(out))
+		default:
+			m.st.setStatus(0)
 		}
 	case Builtin:
 		m.state = stWaiting
 		m.waitLabel = ":" + firstLine(r.Text, 30)
 		cmds = append(cmds, m.builtinCmd(r.Text))
 	case Command:
-		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text}))
+		if m.st.bash != nil && startsJob(r.Text) {
+			cmds = append(cmds, m.println(m.sty.dim.Render("nash: "+bgNote)))
+		}
+		cmds = append(cmds, m.startFlow(job{input: line, route: Command, text: r.Text, typed: true}))
 	case English:
 		cmds = append(cmds, m.startFlow(job{input: line, route: English, text: r.Text}))
+	case Typo:
+		m.st.setStatus(127)
+		cmds = append(cmds, m.println(m.sty.err.Render("nash: ")+effects.EscapeText(typoMessage(r))))
 	}
-	return m, tea.Sequence(cmds...)
+	return tea.Sequence(cmds...)
 }
 
 func (m *model) builtinCmd(text string) tea.Cmd {
@@ -543,6 +661,11 @@ func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case is(key, m.keys.Commit):
 		return m, m.decided(decision{})
 	case is(key, m.keys.Abort) || key == "ctrl+c":
+		if madeSomething(o.own) {
+			// Made files are not thrown away on one key.
+			m.state = stDiscard
+			return m, m.fence()
+		}
 		return m, m.decided(decision{abort: true})
 	case is(key, m.keys.Diff):
 		return m, func() tea.Msg {
@@ -557,6 +680,25 @@ func (m *model) summaryKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.state = stPick
 		return m, nil
 	}
+	return m, nil
+}
+
+// theseChanges says "this change" or "these N changes".
+func theseChanges(n int) string {
+	if n == 1 {
+		return "this change"
+	}
+	return fmt.Sprintf("these %d changes", n)
+}
+
+// discardKey answers whether to abort a run that made files: y does (the
+// run is set aside, recoverable), any other key goes back to the summary.
+func (m *model) discardKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "y" {
+		return m, m.decided(decision{abort: true})
+	}
+	m.state = stSummary
+	m.status = "not aborted"
 	return m, nil
 }
 
@@ -696,6 +838,31 @@ func (m *model) View() tea.View { return tea.NewView(m.view()) }
 
 func (m *model) view() string {
 	var b strings.Builder
+	switch {
+	case asks(m.state) && !m.armed:
+		// A question shows once the terminal has answered the fence's
+		// query (see fence): a key typed after it appeared answers it,
+		// however fast.
+		b.WriteString(m.sty.dim.Render("…"))
+	default:
+		m.stateView(&b)
+	}
+	if m.status != "" {
+		b.WriteString("\n" + m.sty.dim.Render(m.status))
+	}
+	// Every line fits the width, so the inline renderer's idea of the
+	// view's height stays true.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width-1 {
+			lines[i] = ansi.Truncate(l, max(m.width-2, 1), "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stateView writes the prompt, or the keys of the screen under way.
+func (m *model) stateView(b *strings.Builder) {
 	switch m.state {
 	case stInput:
 		if m.searching {
@@ -706,7 +873,7 @@ func (m *model) view() string {
 			} else if q != "" {
 				found = m.sty.err.Render("(no match)")
 			}
-			fmt.Fprintf(&b, "(search history)'%s': %s", m.query.view(m.cursor), found)
+			fmt.Fprintf(b, "(search history)'%s': %s", m.query.view(m.cursor), found)
 			break
 		}
 		b.WriteString(m.inputLine())
@@ -733,14 +900,17 @@ func (m *model) view() string {
 		b.WriteString(m.sty.dim.Render("running…"))
 	case stSummary:
 		k := m.keys
-		fmt.Fprintf(&b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
+		fmt.Fprintf(b, "%s%s commit · %s pick paths · %s diff · %s abort", m.sty.bold.Render("changes: "),
 			first(k.Commit), first(k.Pick), first(k.Diff), first(k.Abort))
+	case stDiscard:
+		fmt.Fprintf(b, "%s y abort (the run is kept for a while) · any other key: back to the changes",
+			m.sty.err.Render(fmt.Sprintf("abort and set aside %s?", theseChanges(m.pendingRun.own.Len()))))
 	case stNet:
 		q := "allow them for this run?"
 		if m.netQ.again {
 			q = "allow and run again?"
 		}
-		fmt.Fprintf(&b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
+		fmt.Fprintf(b, "%s%s  a all %d · p pick · n none", m.sty.bold.Render("network: "), q, len(m.netQ.rules))
 	case stPick:
 		if m.pickNet {
 			b.WriteString(m.sty.bold.Render("pick the destinations to allow") + m.sty.dim.Render("  (space toggles, a all, enter allows, esc back)"))
@@ -765,18 +935,6 @@ func (m *model) view() string {
 			b.WriteString("\n" + line)
 		}
 	}
-	if m.status != "" {
-		b.WriteString("\n" + m.sty.dim.Render(m.status))
-	}
-	// Every line fits the width, so the inline renderer's idea of the
-	// view's height stays true.
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		if ansi.StringWidth(l) > m.width-1 {
-			lines[i] = ansi.Truncate(l, max(m.width-2, 1), "…")
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // inputLine is the prompt, the route and the line, made to fit the width:
@@ -813,6 +971,8 @@ func (m *model) routeBadge() string {
 		return m.sty.routeCmd.Render("[cmd]")
 	case English:
 		return m.sty.routeEng.Render("[ask]")
+	case Typo:
+		return m.sty.routeCmd.Render("[cmd?]")
 	case Builtin:
 		return m.sty.routeBuiltin.Render("[nash]")
 	}

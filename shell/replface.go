@@ -45,6 +45,8 @@ type (
 	flowDoneMsg struct {
 		res *flowResult
 		err error
+		// line is what a typed line left of the bash session.
+		line *lineResult
 	}
 )
 
@@ -161,12 +163,18 @@ func (m *model) startFlow(j job) tea.Cmd {
 	m.waitLabel = "working"
 	f := &replFace{ctx: m.ctx, msgs: msgs}
 	e, ctx := m.e, m.ctx
+	ls := m.sessionLine(&j)
 	m.flows.Add(1)
 	go func() {
 		defer m.flows.Done()
 		res, err := e.flow(ctx, f, j)
 		e.keep(j, res)
-		f.post(flowDoneMsg{res, err})
+		done := flowDoneMsg{res: res, err: err}
+		if ls != nil && res != nil {
+			lr := ls.read(res.kept)
+			done.line = &lr
+		}
+		f.post(done)
 	}()
 	return m.listen()
 }
@@ -207,8 +215,10 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	case qReview:
 		m.art = q.a
 		m.state = stReview
+		return m, m.fence()
 	case qConfirm:
 		m.state = stConfirm
+		return m, m.fence()
 	case qFeedback:
 		m.state = stFeedback
 		m.answerText.set(m.feedbackDefault)
@@ -240,15 +250,17 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	case qDecide:
 		m.pendingRun = q.o
 		m.state = stSummary
+		return m, m.fence()
 	case qPick:
 		m.snippets = q.snips
 		m.state = stSnippet
+		return m, m.fence()
 	case qNet:
 		m.netQ = q.q
 		m.state = stNet
 		var b bytes.Buffer
 		writeNetOffer(&b, q.q)
-		return m, m.println(strings.TrimRight(b.String(), "\n"))
+		return m, tea.Batch(m.println(strings.TrimRight(b.String(), "\n")), m.fence())
 	}
 	return m, nil
 }
@@ -276,24 +288,36 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 			b.WriteString(m.sty.err.Render("nash: ") + effects.EscapeText(ev.err.Error()))
 		}
 	case evAborted:
-		if ev.ran {
+		switch {
+		case ev.kept != "":
+			b.WriteString(m.sty.dim.Render("aborted; nothing was changed. ") + m.e.keptHint(ev.kept))
+		case ev.ran:
 			b.WriteString(m.sty.dim.Render("aborted; nothing was changed"))
-		} else {
+		default:
 			b.WriteString(m.sty.dim.Render("aborted; nothing was run"))
 		}
+	case evAutoCommitted:
+		b.WriteString(m.sty.ok.Render("✓ ") + autoLine(ev.o, ev.tx.ID, m.e.undoCommand(""), m.e.cfg.Home))
+	case evToolsKept:
+		// Tools' own bookkeeping: nothing to say.
 	case evExit:
 		b.WriteString(m.sty.warn.Render(fmt.Sprintf("exit status %d", ev.code)))
 	case evUnsandboxed:
 		b.WriteString(m.sty.err.Render("ran WITHOUT a sandbox: no summary, nothing to undo"))
 	case evNoChanges:
-		b.WriteString(m.sty.dim.Render("no changes"))
+		if !ev.typed {
+			b.WriteString(m.sty.dim.Render("no changes"))
+		}
 	case evOutcome:
 		writeOutcome(&b, m.sty, ev.o, m.width, m.e.cfg.Home)
 	case evNotCommitted:
 		b.WriteString(m.sty.err.Render("not committed: ") + effects.EscapeText(ev.err.Error()) + "\n")
 		b.WriteString(m.sty.dim.Render("pick the other paths to commit them alone, or abort"))
 	case evNetAgain:
-		b.WriteString(m.sty.dim.Render("running the script again with " + quoteRules(ev.rules) + " allowed; the first run's changes are discarded"))
+		b.WriteString(m.sty.dim.Render("running the script again with " + quoteRules(ev.rules) + " allowed; the first run's changes are set aside"))
+		if ev.kept != "" {
+			b.WriteString("\n" + m.e.keptHint(ev.kept))
+		}
 	case evNetKept:
 		b.WriteString(m.sty.ok.Render(fmt.Sprintf("no file changes; what the run reached is kept as transaction %s", ev.tx.ID)))
 	case evCommitted:
@@ -312,6 +336,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	m.status = "" // "cancelling…" and the like are over
 	res, err := msg.res, msg.err
 	var cmds []tea.Cmd
+	cmds = append(cmds, m.sessionDone(msg))
 	if res != nil {
 		for _, h := range res.history {
 			m.st.Record(h)
@@ -332,7 +357,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	default:
 		cmds = append([]tea.Cmd{m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))}, cmds...)
 	}
-	return m, tea.Sequence(cmds...)
+	return m, tea.Sequence(append(cmds, m.nextQueued())...)
 }
 
 // runExec runs the script as a tea.ExecCommand: bubbletea releases the

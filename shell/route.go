@@ -17,6 +17,7 @@ const (
 	English             // a request for the planner
 	Builtin             // a nash built-in (:undo, :log, ...)
 	Session             // cd, export, unset or exit: changes the session
+	Typo                // an unknown command close to a known one: goes nowhere
 )
 
 func (k Kind) String() string {
@@ -29,6 +30,8 @@ func (k Kind) String() string {
 		return "builtin"
 	case Session:
 		return "session"
+	case Typo:
+		return "typo"
 	}
 	return "empty"
 }
@@ -39,6 +42,11 @@ type Route struct {
 	Kind   Kind
 	Text   string
 	Forced bool // a leading ! or ? chose the route
+	// Prose: a line starting with a command's name that reads as English
+	// (State.Route), sent to the planner.
+	Prose bool
+	// Suggest is, for a Typo, the command the first word is close to.
+	Suggest string
 }
 
 // bashBuiltins are the names bash runs itself, plus its reserved words.

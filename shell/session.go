@@ -33,6 +33,14 @@ type State struct {
 	History []planner.HistoryEntry
 
 	exe map[string]bool // isCommand cache, cleared when PATH or Dir changes
+	// names lists the PATH directories' entries for Tab and "did you
+	// mean", read for namesKey (PATH and Dir), cleared by Forget.
+	names    []string
+	namesKey string
+
+	// bash carries one bash session from line to line (bashsession.go);
+	// nil: each line starts afresh, and cd, export and unset are nash's.
+	bash *bashSession
 }
 
 // Step is one committed script and the request it answered.
@@ -90,10 +98,24 @@ func (s *State) unsetenv(k string) {
 // Getenv returns a variable of the session.
 func (s *State) Getenv(k string) string { return s.env[k] }
 
-// IsCommand reports whether name is an executable on the session's PATH,
-// or, when it holds a slash, an executable file relative to Dir. Answers
+// startBash makes the session carry one bash session from line to line.
+func (s *State) startBash() { s.bash = &bashSession{} }
+
+// Close removes what the session keeps on disk for its bash.
+func (s *State) Close() {
+	if s.bash != nil {
+		s.bash.close()
+	}
+}
+
+// IsCommand reports whether name is an alias or a function of the
+// session's bash, an executable on the session's PATH, or, when it holds a
+// slash, an executable file relative to Dir. Answers about executables
 // are cached until PATH or Dir changes, or Forget.
 func (s *State) IsCommand(name string) bool {
+	if b := s.bash; b != nil && b.st != nil && (b.st.aliasNames[name] || b.st.funcNames[name]) {
+		return true
+	}
 	if v, ok := s.exe[name]; ok {
 		return v
 	}
@@ -104,7 +126,7 @@ func (s *State) IsCommand(name string) bool {
 
 // Forget clears the command cache (after a run that may have installed
 // something).
-func (s *State) Forget() { clear(s.exe) }
+func (s *State) Forget() { clear(s.exe); s.names = nil }
 
 func (s *State) lookPath(name string) bool {
 	if strings.Contains(name, "/") {
@@ -131,6 +153,56 @@ func (s *State) lookPath(name string) bool {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// Route decides where line goes in this session: RouteLine with the
+// session's commands. With a bash session, only a plain cd and exit are
+// nash's; export, unset and cd with options are bash's, like any builtin.
+// Unless forced with ! or ?, a command line that reads as English goes to
+// the planner (proseLine), and an unknown first word close to a command
+// is a Typo (typoOf), sent nowhere.
+func (s *State) Route(line string) Route {
+	r := RouteLine(line, s.IsCommand)
+	if r.Kind == Session && s.bash != nil && !isPlainCdOrExit(r.Text) {
+		r.Kind = Command
+	}
+	switch {
+	case r.Forced:
+	case r.Kind == Command && s.proseLine(r.Text):
+		r.Kind, r.Prose = English, true
+	case r.Kind == English:
+		if t := s.typoOf(r.Text); t != "" {
+			r.Kind, r.Suggest = Typo, t
+		}
+	}
+	return r
+}
+
+// isPlainCdOrExit reports whether a session line is exit, or cd with at
+// most one operand and no option but --.
+func isPlainCdOrExit(text string) bool {
+	f, err := syntax.NewParser().Parse(strings.NewReader(text), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return false
+	}
+	c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return false
+	}
+	switch c.Args[0].Lit() {
+	case "exit":
+		return true
+	case "cd":
+		args := c.Args[1:]
+		if len(args) > 0 && args[0].Lit() == "--" {
+			args = args[1:]
+		}
+		if len(args) > 1 {
+			return false
+		}
+		return len(args) == 0 || args[0].Lit() == "-" || !strings.HasPrefix(args[0].Lit(), "-")
+	}
+	return false
 }
 
 // ErrExit is returned by Apply for exit.

@@ -26,7 +26,11 @@ type Sandbox interface {
 	Run(ctx context.Context, script string) (*sandbox.Pending, error)
 	Commit(ctx context.Context, id string, opt sandbox.CommitOptions) (*sandbox.Tx, error)
 	Abort(id string) error
+	// Keep aborts a pending run but keeps it, to be committed later.
+	Keep(ctx context.Context, id, prompt string) error
 	Undo(ctx context.Context, id string, opt sandbox.UndoOptions) (*sandbox.Tx, error)
+	Redo(ctx context.Context) (*sandbox.Tx, error)
+	ShowKept(id string) (*sandbox.KeptRun, *effects.ChangeSet, error)
 	Log() ([]*sandbox.Tx, error)
 	Show(id string) (*sandbox.Tx, *effects.ChangeSet, error)
 	NewVersion(id, path string) (string, bool)
@@ -50,6 +54,9 @@ type OpenSpec struct {
 	// Unprotected lets the run go ahead where the sandbox cannot hold
 	// changes back (they happen live, and the run says which).
 	Unprotected bool
+	// Keep is a directory whose content the run leaves for nash (the
+	// shell's bash state), never a change: sandbox.Keep.
+	Keep string
 }
 
 // OpenFunc opens a sandbox. The shell opens one per run (the directory and
@@ -102,6 +109,16 @@ type Config struct {
 	// Net is the network policy of runs in dir: what they reach without
 	// asking (the configuration's allow and deny lists). Nil: nothing.
 	Net func(dir string) (egress.Policy, error)
+	// Typed says what becomes of what a command the person typed (not a
+	// planned script) changed: TypedAuto (the default) commits it when
+	// the line ends, shown in one line and undoable; TypedAsk shows the
+	// effect summary and asks, as for a planned script. Either way a line
+	// that does what --yes never covers asks first.
+	Typed TypedMode
+	// ToolFiles are the tools' own files (effects.DefaultToolFiles when
+	// nil): changes to them alone are committed without a question, and
+	// are listed apart.
+	ToolFiles []effects.ToolFile
 	// Background, when set, starts work that lives as long as the
 	// interactive shell (the index watcher) and returns how to stop it.
 	// The shell starts it a moment after the first prompt is drawn, so it
@@ -112,7 +129,24 @@ type Config struct {
 	// is drawn; what it returns ("" for nothing) is shown above the
 	// prompt: the guidance of the first start without a working model.
 	FirstStart func(ctx context.Context) string
+	// BashSession carries one bash session from typed line to typed line
+	// (variables, $?, functions, aliases, options, umask, the directory
+	// stack), where the system has bash; Open must honour OpenSpec.Keep.
+	BashSession bool
+	// ReadBashrc has the interactive shell read ~/.bashrc once at start
+	// (as an interactive bash does, in the sandbox, its writes
+	// discarded), for the session's aliases, functions and PATH.
+	ReadBashrc bool
 }
+
+// TypedMode is what becomes of a typed command's changes (Config.Typed).
+type TypedMode string
+
+// The typed modes.
+const (
+	TypedAuto TypedMode = "auto"
+	TypedAsk  TypedMode = "ask"
+)
 
 // SummarizeFunc summarizes what committed transaction txID changed.
 type SummarizeFunc func(ctx context.Context, txID string, cs *effects.ChangeSet) (string, error)

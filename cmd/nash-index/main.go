@@ -1,7 +1,6 @@
-// Command nash-index carries out nash index and nash find. nash starts it
-// for those commands (it finds it next to itself), so that nash run and the
-// other commands do not link the index and pay for its start-up. It is not
-// meant to be run by hand.
+// Command nash-index is the per-user server of nash's file index (package
+// internal/indexserver). nash starts it when it needs the index, finding it
+// next to itself, then on PATH; it is not meant to be run by hand.
 package main
 
 import (
@@ -10,12 +9,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/nash-shell/nash/internal/indexcli"
+	"github.com/nash-shell/nash/internal/indexserver"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := indexcli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := indexserver.Main(ctx, os.Args[1:], os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
 }

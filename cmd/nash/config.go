@@ -30,6 +30,12 @@ type configFile struct {
 		MaxProcesses int    `yaml:"max_processes"` // processes and threads at once
 		ScratchSize  string `yaml:"scratch_size"`  // what a run may write outside the working directory
 	} `yaml:"sandbox"`
+	// Typed is what becomes of a typed command's changes: auto (committed
+	// when it ends, undoable) or ask (the summary and the question).
+	Typed string `yaml:"typed"`
+	// ToolFiles adds patterns of tools' own files ("~/.myapp/state"), or
+	// takes a default out ("!**/.git/index").
+	ToolFiles []string `yaml:"tool_files"`
 	// Prices are what models cost, per million tokens, by spec
 	// ("openai:gpt-4o": {input: 2.5, output: 10}): providers report
 	// tokens, not prices.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,14 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/doctor"
-	"github.com/nash-shell/nash/internal/xdg"
+	"github.com/nash-shell/nash/internal/indexrpc"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 )
@@ -162,36 +160,26 @@ func sandboxProbe(ctx context.Context) error {
 }
 
 // indexProbe reports on the index: whether there is one, and how many
-// files it holds, as nash index status says.
+// files it holds, from its server's status.
 func indexProbe(ctx context.Context, g *options) (doctor.IndexState, error) {
-	dir, err := xdg.IndexDir("", g.getenv)
+	c, err := indexClient(indexOpts(g, ""))
 	if err != nil {
 		return doctor.IndexState{}, err
 	}
-	st := doctor.IndexState{Dir: dir}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+	st := doctor.IndexState{Dir: c.Dir}
+	if !c.Exists() {
 		return st, nil
 	}
 	st.Exists = true
-	var out, errb bytes.Buffer
-	if err := forwardIndex(ctx, g, []string{"index", "status"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); err != nil {
-		if msg := strings.TrimSpace(errb.String()); msg != "" {
-			return st, errors.New(strings.TrimPrefix(msg, "nash: "))
-		}
-		return st, err
+	s, err := c.Status(ctx)
+	if errors.Is(err, indexrpc.ErrEmpty) {
+		return st, nil
 	}
-	// nash index status writes "files: N (M chunks), K skipped".
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "files: "); ok {
-			n, _, _ := strings.Cut(rest, " ")
-			if st.Files, err = strconv.Atoi(n); err != nil {
-				return st, fmt.Errorf("nash index status: files %q", n)
-			}
-			return st, nil
-		}
+	if err != nil {
+		return st, indexError("index status", err)
 	}
-	return st, errors.New("nash index status did not say how many files it holds")
+	st.Files = s.Files
+	return st, nil
 }
 
 // firstStartFile marks in the state dir that the first interactive start

@@ -39,8 +39,8 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// exitError carries an exit code whose reason has been told already
-// (nash-index's own, for nash index and nash find).
+// exitError carries an exit code whose reason has been told already (or
+// needs none: nash find that finds nothing).
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }

@@ -35,7 +35,7 @@ func newGroupCmd(g *options, io stdio) *cobra.Command {
 		Long: `group searches the index (see nash find) for QUERY and moves the best N
 matching files into DIR, or with --link makes symbolic links to them there.
 --by semantic ranks by meaning; without an embedder it falls back to keyword
-search with query expansion and says so. --dir D takes only files under D.
+search and says so. --dir D takes only files under D.
 
 nash writes the script (mkdir, then one mv or ln per file), shows it, and runs
 it like nash run: in the sandbox, with a summary of what changed, then commit
@@ -86,7 +86,7 @@ func runGroup(ctx context.Context, g *options, o groupOptions, query string, io 
 			return fmt.Errorf("group: %w", err)
 		}
 	}
-	// nash-index find says what went wrong, and notes such as the
+	// searchIndex says what went wrong, and notes such as the
 	// semantic fallback, on stderr.
 	hits, err := searchIndex(ctx, g, q, io.err)
 	if err != nil {

@@ -60,6 +60,7 @@ func groupTree(t *testing.T) (dir string, n *nashCmd) {
 	if out, errOut, code := n.run("", "index", "add", dir); code != 0 {
 		t.Fatalf("index add: code %d\n%s%s", code, out, errOut)
 	}
+	t.Cleanup(func() { n.run("", "index", "stop") }) // before the temp dirs go
 	return dir, n
 }
 
@@ -203,7 +204,7 @@ func TestGroupLinkAndUndo(t *testing.T) {
 }
 
 // TestGroupSemanticFallsBack: --by semantic without an embedder searches
-// by keyword with expansion and says so; an abort changes nothing.
+// by keyword and says so; an abort changes nothing.
 func TestGroupSemanticFallsBack(t *testing.T) {
 	dir, n := groupTree(t)
 	before := snapshot(t, dir)

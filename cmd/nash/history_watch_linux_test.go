@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// TestHistoryOfChangesOutsideNash: nash index watch records each new
-// version of an indexed file changed outside nash, so nash history lists
-// the earlier one and nash rollback brings it back.
+// TestHistoryOfChangesOutsideNash: the index server, held up by nash
+// index watch, records each new version of an indexed file changed
+// outside nash, so nash history lists the earlier one and nash rollback
+// brings it back.
 func TestHistoryOfChangesOutsideNash(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "notes.txt")
@@ -25,6 +26,7 @@ func TestHistoryOfChangesOutsideNash(t *testing.T) {
 	if _, errOut, code := n.run("", "index", "add", dir); code != 0 {
 		t.Fatalf("index add: %s", errOut)
 	}
+	t.Cleanup(func() { n.run("", "index", "stop") }) // before the temp dirs go
 	watch := exec.Command(testBin(t, "nash"), "index", "watch")
 	watch.Dir = dir
 	watch.Env = append(os.Environ(), "NASH_STATE_DIR="+n.state)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/fnv"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,9 +27,15 @@ func runIndexCLI(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// indexTree writes a few files and returns their directory.
+// indexTree writes a few files and returns their directory. The index
+// server the test starts is stopped when it ends.
 func indexTree(t *testing.T) string {
 	t.Helper()
+	t.Cleanup(func() {
+		if _, errOut, code := runIndexCLI(t, "index", "stop"); code != 0 {
+			t.Errorf("index stop: %d %s", code, errOut)
+		}
+	})
 	dir := filepath.Join(t.TempDir(), "files")
 	files := map[string]string{
 		"taxes/receipts-2025.md": "# Receipts 2025\n\nDentist and pharmacy receipts for the tax return.\n",
@@ -146,7 +154,7 @@ func ollamaEmbedServer(t *testing.T) *httptest.Server {
 }
 
 // TestIndexRetriever: the planner's retriever finds files through
-// nash-index find, and finds nothing when there is no index.
+// the index server, and finds nothing when there is no index.
 func TestIndexRetriever(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("NASH_EMBEDDER", "")
@@ -176,11 +184,13 @@ func TestIndexRetriever(t *testing.T) {
 }
 
 // TestTmuxShellWatchesIndex: with an index set up, the interactive shell
-// keeps it in step with the disk while it runs: a file written from
-// outside is found by :find and by nash find elsewhere; when the shell
-// exits, its watcher lets go of the index.
+// keeps its server up and so the index in step with the disk while it
+// runs, longer than the server would stay idle: a file written from
+// outside is found by :find and by nash find elsewhere. When the shell
+// exits, the server leaves once idle.
 func TestTmuxShellWatchesIndex(t *testing.T) {
 	t.Setenv("NASH_EMBEDDER", "")
+	t.Setenv("NASH_INDEX_IDLE", "2s")
 	indexDir := filepath.Join(t.TempDir(), "index")
 	t.Setenv("NASH_INDEX_DIR", indexDir)
 	dir := indexTree(t)
@@ -222,16 +232,24 @@ func TestTmuxShellWatchesIndex(t *testing.T) {
 	}
 	tn.typeLine(":find zanzibarite")
 	tn.waitFor(`fresh\.md:\d+`)
+	// Idle for longer than the server's limit, it stays: the shell holds it.
+	sock := filepath.Join(indexDir, "server.sock")
+	before, err := os.Stat(sock)
+	if err != nil {
+		t.Fatalf("no index server socket while the shell runs: %v", err)
+	}
+	time.Sleep(3 * time.Second)
+	if after, err := os.Stat(sock); err != nil || !os.SameFile(before, after) {
+		tn.fatalf("the index server left or was replaced while the shell ran (%v)", err)
+	}
 	tn.typeLine("exit")
 	deadline = time.Now().Add(waitLimit)
 	for {
-		// Without a watcher, nash index status opens the index itself.
-		_, errOut, code := runIndexCLI(t, "index", "status")
-		if code == 0 {
+		if _, err := os.Stat(sock); errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the index stayed locked after the shell exited: %s", errOut)
+			t.Fatalf("the index server stayed after the shell exited")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -83,11 +83,11 @@ func TestJoinAppendAndUndo(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, b)); err == nil {
 		t.Errorf("%s was not removed", b)
 	}
-	logOut, _, _ := n.run("", "show", res.ID)
+	logOut, _, _ := n.run("", "show", res.Transaction)
 	if !strings.Contains(logOut, "request: nash join") {
 		t.Errorf("show does not name the request:\n%s", logOut)
 	}
-	if _, _, code := n.run("", "undo", res.ID); code != 0 {
+	if _, _, code := n.run("", "undo", res.Transaction); code != 0 {
 		t.Fatal("undo failed")
 	}
 	if d := fstree.Diff(before, snapshot(t, dir)); d != "" {

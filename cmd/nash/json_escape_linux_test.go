@@ -67,6 +67,17 @@ func TestJSONEscapesControlsAndBidi(t *testing.T) {
 		t.Fatalf("undo: exit %d, want a conflict", code)
 	}
 	check("nash undo --json (conflict)", out, true)
+	// nash find --json names the file the index found.
+	n.env = append(n.env, "NASH_INDEX_DIR="+filepath.Join(t.TempDir(), "index"), "NASH_EMBEDDER=")
+	if _, errOut, code := n.run("", "index", "add", dir); code != 0 {
+		t.Fatalf("index add: exit %d, %s", code, errOut)
+	}
+	t.Cleanup(func() { n.run("", "index", "stop") }) // before the temp dirs go
+	out, errOut, code = n.run("", "find", "--json", "changed")
+	if code != 0 {
+		t.Fatalf("find: exit %d, %s", code, errOut)
+	}
+	check("nash find --json", out, true)
 }
 
 // validLines reports whether every non-empty line of s is JSON.

@@ -108,6 +108,8 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 		newLogCmd(g, io),
 		newShowCmd(g, io),
 		newUndoCmd(g, io),
+		newRedoCmd(g, io),
+		newCommitCmd(g, io),
 		newForgetCmd(g, io),
 		newGCCmd(g, io),
 		newLockCmd(g, io),

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/nash-shell/nash/internal/indexcli"
+	"github.com/nash-shell/nash/internal/indexserver"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/shell"
 )
@@ -29,11 +29,16 @@ func TestMain(m *testing.M) {
 	if sandbox.IsChild() {
 		sandbox.ChildMain()
 	}
+	// The index servers nash starts (copies of this binary too) leave
+	// soon after their last request; tests stop theirs when they end.
+	if os.Getenv("NASH_INDEX_IDLE") == "" {
+		os.Setenv("NASH_INDEX_IDLE", "30s")
+	}
 	testscript.Main(m, map[string]func(){
 		"nash": func() { os.Exit(Main(os.Args[1:])) },
 		indexBinName: func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := indexcli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+			code := indexserver.Main(ctx, os.Args[1:], os.Stderr, os.Getenv)
 			stop()
 			os.Exit(code)
 		},

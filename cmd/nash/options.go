@@ -30,10 +30,12 @@ type options struct {
 	// limits are each run's limits (sandbox.max_processes and
 	// scratch_size, NASH_MAX_PROCESSES and NASH_SCRATCH_SIZE), as
 	// sandbox options.
-	limits []sandbox.Option
-	home   string
-	color  bool // NO_COLOR unset and TERM not dumb
-	getenv func(string) string
+	limits    []sandbox.Option
+	typed     shell.TypedMode
+	toolFiles []effects.ToolFile
+	home      string
+	color     bool // NO_COLOR unset and TERM not dumb
+	getenv    func(string) string
 	// commands describes nash's commands to the planner, from the tree.
 	commands func() []planner.Command
 }
@@ -127,6 +129,15 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 	case "run", "insert":
 	default:
 		return nil, configError{fmt.Errorf("config: init.action is %s; want run or insert", effects.Quote(o.initAction))}
+	}
+	switch t := shell.TypedMode(c.Typed); t {
+	case "", shell.TypedAuto, shell.TypedAsk:
+		o.typed = t
+	default:
+		return nil, configError{fmt.Errorf("config: typed: %s: want auto or ask", effects.Quote(c.Typed))}
+	}
+	if o.toolFiles, err = effects.ConfigureToolFiles(effects.DefaultToolFiles(), c.ToolFiles); err != nil {
+		return nil, configError{fmt.Errorf("config: %w", err)}
 	}
 	if o.model != "" {
 		if _, err := planner.ParseSpec(o.model); err != nil {

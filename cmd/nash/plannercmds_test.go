@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nash-shell/nash/internal/indexcli"
 	"github.com/nash-shell/nash/planner"
 )
 
@@ -57,13 +56,6 @@ func TestPlannerUsageParses(t *testing.T) {
 				continue
 			}
 			args = args[1:]
-			if args[0] == "find" {
-				// Carried out by nash-index: its own parser judges.
-				if err := checkIndexArgs(t, home, args); err != nil {
-					t.Errorf("%s: nash %s: %v", c.Usage, strings.Join(args, " "), err)
-				}
-				continue
-			}
 			if err := checkArgs(args, home); err != nil {
 				t.Errorf("%s: nash %s: %v", c.Usage, strings.Join(args, " "), err)
 			}
@@ -104,18 +96,6 @@ func checkArgs(args []string, home string) error {
 	}
 	if ran != args[0] {
 		return errors.New("it ran " + ran)
-	}
-	return nil
-}
-
-// checkIndexArgs runs nash-index on args with an empty index: anything but
-// a usage error means the command line was understood.
-func checkIndexArgs(t *testing.T, home string, args []string) error {
-	t.Setenv("NASH_INDEX_DIR", filepath.Join(home, "no-index"))
-	t.Setenv("NASH_EMBEDDER", "")
-	var errb strings.Builder
-	if code := indexcli.Main(context.Background(), args, strings.NewReader(""), io.Discard, &errb); code == exitUsage {
-		return errors.New("usage error: " + errb.String())
 	}
 	return nil
 }

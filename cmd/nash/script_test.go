@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -71,6 +72,13 @@ func setupNashEnv(e *testscript.Env) error {
 	// For golden files compared with cmpenv: who owns what nash creates.
 	e.Setenv("UID", strconv.Itoa(os.Getuid()))
 	e.Setenv("GID", strconv.Itoa(os.Getgid()))
+	// The index server nash starts (see TestMain), stopped at the end.
+	e.Setenv("NASH_INDEX_IDLE", os.Getenv("NASH_INDEX_IDLE"))
+	e.Defer(func() {
+		stop := exec.Command("nash", "index", "stop")
+		stop.Env = e.Vars
+		_ = stop.Run()
+	})
 	m := newFakeModel(e.WorkDir)
 	e.Defer(m.srv.Close)
 	e.Setenv("OPENAI_BASE_URL", m.srv.URL+"/v1")

@@ -55,7 +55,7 @@ func TestSandboxSession(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "echo one > f") || !strings.Contains(out, "echo two > f") {
 		t.Fatalf("log:\n%s", out)
 	}
-	out, _, code = n.run("", "show", "--diff", res.ID)
+	out, _, code = n.run("", "show", "--diff", res.Transaction)
 	if code != 0 || !strings.Contains(out, "created") {
 		t.Fatalf("show:\n%s", out)
 	}
@@ -145,10 +145,10 @@ func TestSandboxSession(t *testing.T) {
 	}
 
 	// forget and gc release layers; a forgotten transaction cannot be undone.
-	if _, errOut, code = n.run("", "forget", res.ID); code != 0 {
+	if _, errOut, code = n.run("", "forget", res.Transaction); code != 0 {
 		t.Fatalf("forget: %s", errOut)
 	}
-	if _, errOut, code = n.run("", "undo", res.ID); code == 0 || !strings.Contains(errOut, "forgotten") {
+	if _, errOut, code = n.run("", "undo", res.Transaction); code == 0 || !strings.Contains(errOut, "forgotten") {
 		t.Fatalf("undo of a forgotten transaction: exit %d, %s", code, errOut)
 	}
 	if out, errOut, code = n.run("", "gc", "--max-size", "0"); code != 0 || !strings.Contains(out, "released") {

@@ -136,6 +136,9 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 			if s.Env != nil {
 				opts = append(opts, sandbox.Env(s.Env))
 			}
+			if s.Keep != "" {
+				opts = append(opts, sandbox.Keep(s.Keep))
+			}
 			in, out, errw := s.Stdin, s.Stdout, s.Stderr
 			if in == nil {
 				in = io.in
@@ -159,14 +162,18 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 		Background: func(ctx context.Context) (func(), error) {
 			return startIndexWatch(ctx, g)
 		},
-		Model:    model,
-		StateDir: stateDir,
-		Dir:      dir,
-		Env:      os.Environ(),
-		Home:     g.home,
-		Editor:   g.editor,
-		Color:    g.color,
-		Keys:     g.keys,
+		BashSession: true,
+		ReadBashrc:  true,
+		Model:       model,
+		StateDir:    stateDir,
+		Dir:         dir,
+		Env:         os.Environ(),
+		Home:        g.home,
+		Editor:      g.editor,
+		Color:       g.color,
+		Keys:        g.keys,
+		Typed:       g.typed,
+		ToolFiles:   g.toolFiles,
 	}, nil
 }
 
@@ -174,20 +181,18 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 // is none.
 func shellFind(g *options) shell.FindFunc {
 	return func(ctx context.Context, query string, w io.Writer) error {
-		if !indexExists() {
+		if !indexExists(g) {
 			if len(g.indexRoots) > 0 {
 				return fmt.Errorf("%w (your config names roots: nash index add %s)", shell.ErrNoIndex, quoteAll(g.indexRoots))
 			}
 			return shell.ErrNoIndex
 		}
-		err := forwardIndex(ctx, g, []string{"find", "-n", "10", "--snippets", "--", query}, stdio{in: strings.NewReader(""), out: w, err: w})
+		opts := findOptions{n: 10, snippets: true, index: indexOpts(g, "")}
+		err := runFind(ctx, opts, query, stdio{in: strings.NewReader(""), out: w, err: w})
 		var ee exitError
 		if errors.As(err, &ee) && ee.code == exitFailure {
 			fmt.Fprintln(w, "no matches")
 			return nil
-		}
-		if errors.As(err, &ee) {
-			return nil // nash find has said what went wrong
 		}
 		return err
 	}

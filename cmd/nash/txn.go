@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	goio "io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 	"github.com/nash-shell/nash/effects"
 	"github.com/nash-shell/nash/internal/size"
 	"github.com/nash-shell/nash/sandbox"
+	"github.com/nash-shell/nash/shell"
 )
 
 func newLogCmd(g *options, io stdio) *cobra.Command {
@@ -56,7 +58,10 @@ func newLogCmd(g *options, io stdio) *cobra.Command {
 					fmt.Fprintf(tw, "\t\t\t\t\tmodel: %s\n", tokenText(*t.Tokens))
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return writeKept(io.out, sb)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -73,6 +78,12 @@ func newShowCmd(g *options, io stdio) *cobra.Command {
 			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
 				return err
+			}
+			if sandbox.IsRunID(args[0]) {
+				return showKept(io, sb, args[0], asJSON)
+			}
+			if !sandbox.IsTxID(args[0]) {
+				return fmt.Errorf("%s is not a transaction id (a number: nash log lists them) nor a kept run's (r and a number)", effects.Quote(args[0]))
 			}
 			t, cs, err := sb.Show(args[0])
 			if err != nil {
@@ -108,8 +119,20 @@ func newShowCmd(g *options, io stdio) *cobra.Command {
 			if t.Script != "" {
 				fmt.Fprintf(io.out, "script:\n%s\n", indent(effects.EscapeText(t.Script)))
 			}
-			if err := effects.WriteSummary(io.out, cs, summaryOptions(io.out)); err != nil {
-				return err
+			own, tools := shell.SplitTools(cs, t.Tools)
+			if t.Bookkeeping {
+				fmt.Fprintln(io.out, "bookkeeping: only tools' own files changed")
+			}
+			if own.Len() > 0 || tools.Len() == 0 {
+				if err := effects.WriteSummary(io.out, own, summaryOptions(io.out)); err != nil {
+					return err
+				}
+			}
+			if tools.Len() > 0 {
+				fmt.Fprintln(io.out, "tools' own files (committed with the run, undone with it):")
+				if err := effects.WriteSummary(io.out, tools, summaryOptions(io.out)); err != nil {
+					return err
+				}
 			}
 			writeTxNetwork(io.out, t.Network)
 			if diff {
@@ -146,9 +169,11 @@ func newUndoCmd(g *options, io stdio) *cobra.Command {
 		Use:   "undo [ID] [PATH...] [--force] [--json]",
 		Short: "restore the old versions of a transaction (default: the last), all or some paths",
 		Long: `Restore what a committed transaction replaced or deleted, and remove what it
-created. A path that changed after that commit is a conflict: undo names the
-conflicts and changes nothing, unless --force (the current versions are then
-kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
+created. Without an ID, undo takes back the latest change still in effect,
+further back each time; nash redo brings back what undo took away. A path
+that changed after that commit is a conflict: undo names the conflicts and
+changes nothing, unless --force (the current versions are then kept in the
+undo's own layer). An undo is a transaction too, so it can itself be undone.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := ""
 			if len(args) > 0 && isTxID(args[0]) {
@@ -157,6 +182,12 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 			paths, err := absPaths(args)
 			if err != nil {
 				return err
+			}
+			var notThere []string
+			for i, p := range paths {
+				if _, err := os.Lstat(p); err != nil {
+					notThere = append(notThere, args[i])
+				}
 			}
 			sb, err := openSandbox(cmd.Context(), g, io)
 			if err != nil {
@@ -176,13 +207,19 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 				}
 				return exitError{exitConflict}
 			}
-			if err != nil {
+			var nt *sandbox.NothingThereError
+			switch {
+			case errors.As(err, &nt) && len(notThere) > 0:
+				return fmt.Errorf("%s: not a transaction id (a number: nash log lists them), and transaction %s changed no such path", quoteAll(notThere), nt.ID)
+			case errors.Is(err, sandbox.ErrNothingToUndo):
+				return errors.New("nothing to undo: every change is undone already")
+			case err != nil:
 				return err
 			}
 			if asJSON {
 				return effects.WriteJSON(io.out, map[string]any{"undone": true, "id": u.ID, "undoes": u.Undoes, "ops": u.Ops}, false)
 			}
-			fmt.Fprintf(io.out, "undid transaction %s as transaction %s (%d path(s)); undo %s to redo\n", u.Undoes, u.ID, u.Ops, u.ID)
+			fmt.Fprintf(io.out, "undid transaction %s as transaction %s (%d path(s)); nash redo brings it back\n", u.Undoes, u.ID, u.Ops)
 			return nil
 		},
 	}
@@ -191,18 +228,140 @@ kept in the undo's own layer). An undo is a transaction too: undo it to redo.`,
 	return cmd
 }
 
-// isTxID tells a transaction id (digits) from a path.
+// isTxID tells a transaction id (a number, or N.M) from a path.
 func isTxID(s string) bool {
-	if s == "" {
+	if !sandbox.IsTxID(s) {
 		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
 	}
 	_, err := os.Lstat(s)
 	return err != nil // a file named like a number is a path
+}
+
+func newRedoCmd(g *options, io stdio) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "redo [--json]",
+		Short: "bring back what the last undo took away",
+		Long: `Bring back the changes of the latest undo, as a new transaction: after undo,
+undo, redo, redo, everything is as before the undos. A change made after an
+undo ends what can be redone.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sb, err := openSandbox(cmd.Context(), g, io)
+			if err != nil {
+				return err
+			}
+			u, err := sb.Redo(cmd.Context())
+			var ce *sandbox.ConflictError
+			switch {
+			case errors.As(err, &ce):
+				fmt.Fprintln(io.err, "nash: nothing was changed; these paths changed after that undo:")
+				for _, c := range ce.Conflicts {
+					fmt.Fprintf(io.err, "  %s: %s\n", effects.Quote(c.Path), c.Reason)
+				}
+				return exitError{exitConflict}
+			case errors.Is(err, sandbox.ErrNothingToRedo):
+				return errors.New("nothing to redo: redo brings back only undone changes that nothing came after")
+			case err != nil:
+				return err
+			}
+			if asJSON {
+				return effects.WriteJSON(io.out, map[string]any{"redone": true, "id": u.ID, "undoes": u.Undoes, "ops": u.Ops}, false)
+			}
+			fmt.Fprintf(io.out, "redid the changes undone by transaction %s as transaction %s (%d path(s)); nash undo undoes them again\n", u.Undoes, u.ID, u.Ops)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newCommitCmd(g *options, io stdio) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "commit ID [--json]",
+		Short: "apply an aborted run that was kept (rN), as a transaction",
+		Long: `An aborted run that created or modified files is kept for a while (nash log
+lists them, nash show rN shows one). nash commit rN applies it now, as a
+transaction like any other. A path that changed since the run is a conflict:
+commit names it and changes nothing. nash gc --older-than discards old ones.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !sandbox.IsRunID(args[0]) {
+				return usageError{fmt.Sprintf("%s is not a kept run's id (r and a number: nash log lists them)", effects.Quote(args[0]))}
+			}
+			sb, err := openSandbox(cmd.Context(), g, io)
+			if err != nil {
+				return err
+			}
+			if _, _, err := sb.ShowKept(args[0]); err != nil {
+				return err
+			}
+			tx, err := sb.Commit(cmd.Context(), args[0], sandbox.CommitOptions{})
+			var ce *sandbox.ConflictError
+			if errors.As(err, &ce) {
+				if asJSON {
+					_ = effects.WriteJSON(io.out, map[string]any{"committed": false, "conflicts": ce.Conflicts}, false)
+				} else {
+					fmt.Fprintln(io.err, "nash: nothing was changed; these paths changed after that run:")
+					for _, c := range ce.Conflicts {
+						fmt.Fprintf(io.err, "  %s: %s\n", effects.Quote(c.Path), c.Reason)
+					}
+				}
+				return exitError{exitConflict}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return effects.WriteJSON(io.out, map[string]any{"committed": true, "run": args[0], "id": tx.ID, "changes": tx.Changes}, false)
+			}
+			fmt.Fprintf(io.out, "committed run %s as transaction %s (%d change(s)); nash undo undoes it\n", args[0], tx.ID, tx.Changes)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// showKept is nash show rN.
+func showKept(io stdio, sb *sandbox.Sandbox, id string, asJSON bool) error {
+	k, cs, err := sb.ShowKept(id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return effects.WriteJSON(io.out, struct {
+			*sandbox.KeptRun
+			ChangeList []effects.Change `json:"change_list"`
+		}{k, cs.Changes}, false)
+	}
+	fmt.Fprintf(io.out, "run %s  aborted %s, kept: nash commit %s applies it\n", k.ID, k.Aborted.Local().Format(time.DateTime), k.ID)
+	if k.Prompt != "" {
+		fmt.Fprintf(io.out, "request: %s\n", effects.EscapeLine(k.Prompt))
+	}
+	if k.Script != "" {
+		fmt.Fprintf(io.out, "script:\n%s\n", indent(effects.EscapeText(k.Script)))
+	}
+	return effects.WriteSummary(io.out, cs, summaryOptions(io.out))
+}
+
+// writeKept lists the aborted runs that are kept, under nash log.
+func writeKept(w goio.Writer, sb *sandbox.Sandbox) error {
+	runs, err := sb.Kept()
+	if err != nil || len(runs) == 0 {
+		return err
+	}
+	fmt.Fprintln(w, "\naborted runs kept (nash show ID, nash commit ID; nash gc --older-than discards them):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range runs {
+		what := k.Prompt
+		if what == "" {
+			what = k.Script
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.ID, k.Aborted.Local().Format("2006-01-02 15:04"), oneLine(what, 60))
+	}
+	return tw.Flush()
 }
 
 func newForgetCmd(g *options, io stdio) *cobra.Command {
@@ -230,7 +389,7 @@ func newGCCmd(g *options, io stdio) *cobra.Command {
 	var olderThan, maxSize string
 	cmd := &cobra.Command{
 		Use:   "gc [--older-than DURATION] [--max-size SIZE]",
-		Short: "release old undo layers",
+		Short: "release old undo layers, and discard old aborted runs kept",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var age time.Duration
@@ -258,10 +417,13 @@ func newGCCmd(g *options, io stdio) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(io.out, "released %d undo layer(s), %s; %s still held\n", len(res.Forgotten), humanBytes(res.Freed), humanBytes(res.Kept))
+			if len(res.Discarded) > 0 {
+				fmt.Fprintf(io.out, "discarded %d aborted run(s) kept since before then: %s\n", len(res.Discarded), strings.Join(res.Discarded, ", "))
+			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&olderThan, "older-than", "", "release layers older than `DURATION` (e.g. 7d, 36h)")
+	cmd.Flags().StringVar(&olderThan, "older-than", "", "release layers older than `DURATION` (e.g. 7d, 36h), and discard aborted runs kept longer")
 	cmd.Flags().StringVar(&maxSize, "max-size", "", "release the oldest layers until at most `SIZE` is held (e.g. 2G)")
 	return cmd
 }

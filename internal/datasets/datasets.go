@@ -1,7 +1,9 @@
 // Package datasets finds the data sets the tests read: InterCode-ALFA and
-// NL2Bash (MIT) and the tldr pages (CC BY 4.0), kept in the repository
-// under testdata/ with their licences and sources, so that the tests pass
-// in any clone.
+// NL2Bash (MIT), the tldr pages (CC BY 4.0), the long-document known-item
+// set (Debian documentation, each under its package's licence) and a
+// table of WordNet's synonyms (WordNet 3.0 licence), kept in the
+// repository under testdata/ with their licences and sources, so that the
+// tests pass in any clone.
 package datasets
 
 import (
@@ -21,6 +23,8 @@ const (
 	InterCode = "intercode-alfa"
 	NL2Bash   = "nl2bash"
 	TLDR      = "tldr"
+	LongDoc   = "longdoc" // long documents and their descriptions, from Debian 12
+	WordNet   = "wordnet" // synonyms from WordNet 3.0
 )
 
 // Dir returns the directory of one data set: $NASH_DATA/name, else

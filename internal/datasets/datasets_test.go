@@ -8,7 +8,7 @@ import (
 
 func TestEveryDataSetIsInTheRepository(t *testing.T) {
 	t.Setenv(EnvVar, "")
-	for _, name := range []string{InterCode, NL2Bash, TLDR} {
+	for _, name := range []string{InterCode, NL2Bash, TLDR, LongDoc, WordNet} {
 		d, err := Dir(name)
 		if err != nil {
 			t.Fatal(err)

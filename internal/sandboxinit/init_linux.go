@@ -141,6 +141,11 @@ func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan er
 		// root is exempt from that.
 		r.Limits = append(r.Limits, "processes")
 	}
+	if cfg.MaxProcs > 0 && cfg.Root {
+		// Root's script can fill the pid namespace: the init's threads
+		// are made now, while there is room.
+		reserveThreads(spareThreads)
+	}
 	if err := sealProcSys(); err != nil {
 		r.Error = err.Error()
 		return r, scratch

@@ -3,8 +3,10 @@ package sandboxinit
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,4 +51,33 @@ func sealProcSys() error {
 		return fmt.Errorf("make %s read-only: %w", p, err)
 	}
 	return nil
+}
+
+// spareThreads is how many idle threads the init makes before root's
+// script starts: a fork bomb fills the pid namespace to pid_max, and a Go
+// runtime that then needs a new thread (a goroutine blocked in a system
+// call, the signal handler) could not make one and would die, taking the
+// run's result with it. The runtime takes an idle thread before making one.
+const spareThreads = 12
+
+// reserveThreads leaves n idle threads in the runtime: n goroutines, each
+// on a thread of its own at once, let their threads go together.
+func reserveThreads(n int) {
+	var started, release sync.WaitGroup
+	started.Add(n)
+	release.Add(1)
+	var done sync.WaitGroup
+	done.Add(n)
+	for range n {
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			started.Done()
+			release.Wait()
+			runtime.UnlockOSThread()
+		}()
+	}
+	started.Wait()
+	release.Done()
+	done.Wait()
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A bash user's day in nash, in a real terminal: the habits of a bash
+// session keep working although each line runs in a fresh sandbox.
+
+const habitsBashrc = `# a person's ~/.bashrc
+alias ll='ls -l'
+greet() { echo "hello, $1"; }
+export PATH="$HOME/bin:$PATH"
+`
+
+// requests counts the requests the fake model was sent.
+func (tn *tmuxNash) requests() int {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(tn.dir), "requests.log"))
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "=== request ")
+}
+
+// typeLineDone types a line and waits for the prompt after it: keys typed
+// while a line runs go to its terminal, and what it leaves unread is not
+// yet handed to the next prompt (issue 19's typeahead, not done).
+func (tn *tmuxNash) typeLineDone(text string) {
+	tn.t.Helper()
+	prompt := regexp.MustCompile(`\(openai:test-model\) `)
+	n := len(prompt.FindAllStringIndex(tn.screen(false), -1))
+	tn.typeLine(text)
+	tn.waitCount(`\(openai:test-model\) \[   \]`, 1)
+	tn.waitCount(`\(openai:test-model\) `, n+1)
+}
+
+func TestTmuxBashSession(t *testing.T) {
+	tn := startNashIn(t, "", map[string]string{
+		"home/.bashrc":  habitsBashrc,
+		"home/bin/mine": "#!/bin/sh\necho mine ran\n",
+		"work/lib.sh":   "LIBVAR=sourced\nfromlib() { echo \"lib says $LIBVAR\"; }\n",
+	})
+	if err := os.Chmod(filepath.Join(tn.home, "bin", "mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An alias from ~/.bashrc is a command (it used to go to the model).
+	tn.tmux("send-keys", "-t", tn.target, "-l", "ll")
+	tn.waitFor(`\[cmd\] ll`)
+	tn.send("Enter")
+	tn.waitFor(`(?m)^total `)
+	tn.typeLine("greet you; mine")
+	tn.waitFor(`(?m)^hello, you\s*\n\s*mine ran`)
+	// Variables and $? carry from line to line.
+	tn.typeLine("X=42; false")
+	tn.waitFor(`exit status 1`)
+	tn.typeLine(`echo "x=$X status=$?"`)
+	tn.waitFor(`(?m)^x=42 status=1`)
+	// source defines what the next lines use.
+	tn.typeLineDone("source lib.sh")
+	tn.typeLine("fromlib")
+	tn.waitFor(`(?m)^lib says sourced`)
+	// cd in a compound line moves the session; pushd/popd keep a stack.
+	tn.typeLine("cd /tmp && pushd / >/dev/null")
+	tn.waitFor(`(?m)^/ \(openai:test-model\) \[   \]`)
+	tn.typeLine("popd")
+	tn.waitFor(`(?m)^/tmp\s*$`)
+	if n := tn.requests(); n != 0 {
+		tn.fatalf("typed commands sent %d request(s) to the model", n)
+	}
+	if s := tn.screen(false); strings.Contains(s, "no changes") {
+		tn.fatalf("read-only lines said no changes")
+	}
+}
+
+func TestTmuxBackgroundJobNote(t *testing.T) {
+	tn := startNash(t, "")
+	tn.typeLine("sleep 0.3 & echo started")
+	tn.waitFor(`background jobs end with their line: it waits for them`)
+	tn.waitFor(`(?m)^started`)
+	tn.waitFor(`\[   \]`)
+}
