@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,18 @@ func BenchmarkOpenMemory(b *testing.B) {
 		m, err := OpenMemory(dir)
 		if err != nil || m.Len() != 10000 {
 			b.Fatalf("OpenMemory: %d records, %v", m.Len(), err)
+		}
+	}
+}
+
+// BenchmarkPartialAnswer measures reading a 2 kB answer still arriving,
+// what a display pays each time it draws.
+func BenchmarkPartialAnswer(b *testing.B) {
+	full := answerJSON(strings.Repeat("find . -name '*.log' -mtime +7 -print -delete\n", 40), "Deletes old logs.")
+	half := full[:len(full)/2]
+	for b.Loop() {
+		if PartialAnswer(half).Script == "" {
+			b.Fatal("no script")
 		}
 	}
 }

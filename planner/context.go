@@ -50,9 +50,10 @@ func DetectSystem(getenv func(string) string) System {
 // Request.
 type HistoryEntry struct {
 	Prompt   string // what the person asked; empty for a typed command
-	Script   string // what ran
+	Script   string // what ran; empty when the step was an answer
 	ExitCode int
 	Output   string // combined output; the planner truncates it
+	Answer   string // the answer given instead of a script, in Markdown
 }
 
 // Request is one thing the person asked for.
@@ -60,6 +61,16 @@ type Request struct {
 	Prompt  string
 	Cwd     string         // working directory; its listing goes in the prompt
 	History []HistoryEntry // recent session history, oldest first
+
+	// Input is text piped to nash, sent with the request within
+	// InputBudget; PromptStats.Input says how much of it went.
+	Input *Input
+
+	// Stream, when set, receives the model's answer as it arrives (see
+	// Progress), from one goroutine at a time, in order. It must return
+	// quickly: it holds up the reading of the answer. Cancel the request's
+	// context to stop it.
+	Stream func(Progress)
 }
 
 // Document is a file the index found for a request.

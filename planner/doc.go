@@ -43,6 +43,29 @@
 // matching ErrNoScript. A refusal gives a *RefusalError; a clarifying
 // question gives an Artifact with Question set and no script.
 //
+// With Answers on, the object has a fifth member, answer: a question
+// ("what does tar -xzf do") gets a short Markdown answer instead of a
+// script (Artifact.Answer, Kind KindAnswer), and the shell commands quoted
+// in it that parse are its Snippets, for the person to pick and run
+// through the normal review.
+//
+// # Streaming, input and usage
+//
+// A Request with Stream set gets the answer as it arrives (Progress: each
+// piece of text, the text so far, the elapsed time; PartialAnswer reads
+// the script or answer out of a JSON object still arriving). Cancelling
+// the request's context stops the stream and the request at once. The
+// final answer is parsed and checked as without streaming.
+//
+// Request.Input carries text piped to nash. ReadInput reads it whole but
+// keeps only its start and its end within a bound; the planner cuts it
+// again to InputBudget, says in the prompt how much was cut, and reports
+// it in PromptStats.Input. Binary input is not sent, only its size.
+//
+// Artifact.Usage and Explanation.Usage hold the tokens the provider
+// reported in its usage fields over every call of a request (estimated
+// and marked Estimated when it reported none), priced with Pricing.
+//
 // # Summaries
 //
 // Summarize asks the model, in plain text, for one to three sentences on

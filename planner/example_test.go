@@ -99,3 +99,20 @@ func ExampleRespond() {
 	// find . -name '*.txt' | wc -l
 	// [find wc]
 }
+
+func ExamplePartialAnswer() {
+	// What a display shows while the model's JSON is still arriving.
+	soFar := `{"script": "find . -name '*.log' -mtime +7 -del`
+	fmt.Println(planner.PartialAnswer(soFar).Script)
+	// Output:
+	// find . -name '*.log' -mtime +7 -del
+}
+
+func ExampleSnippets() {
+	answer := "`tar -xzf a.tgz` extracts the archive. To look inside first:\n\n```bash\ntar -tzf a.tgz\n```\n"
+	for _, s := range planner.Snippets(answer) {
+		fmt.Println(s.Code)
+	}
+	// Output:
+	// tar -tzf a.tgz
+}

@@ -4,16 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
 // Answer is the output contract asked of the model: a script with a short
-// explanation, or a clarifying question instead of a script.
+// explanation, or a clarifying question instead of a script, or (when the
+// planner allows answers, see Answers) a short answer in Markdown to a
+// question. At most one of Script, Markdown and Question is set by
+// ParseAnswer: a script wins over an answer, an answer over a question.
 type Answer struct {
 	Script       string `json:"script"`
 	Explanation  string `json:"explanation"`
 	NeedsNetwork bool   `json:"needs_network"`
 	Question     string `json:"question"`
+	Markdown     string `json:"answer"`
 }
 
 // Errors from ParseAnswer. Callers match them with errors.Is.
@@ -78,7 +83,7 @@ func decodeAnswer(s string) (a Answer, ok bool, err error) {
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return Answer{}, false, err
 	}
-	str := func(keys ...string) string {
+	a = answerFrom(func(keys ...string) (string, bool) {
 		for _, k := range keys {
 			v, found := m[k]
 			if !found {
@@ -86,34 +91,54 @@ func decodeAnswer(s string) (a Answer, ok bool, err error) {
 			}
 			var s string
 			if json.Unmarshal(v, &s) == nil {
-				return s
+				return s, true
 			}
 			var lines []string // some models send a script as a list of lines
 			if json.Unmarshal(v, &lines) == nil {
-				return strings.Join(lines, "\n")
+				return strings.Join(lines, "\n"), true
+			}
+			var b bool
+			if json.Unmarshal(v, &b) == nil {
+				return strconv.FormatBool(b), true
 			}
 		}
-		return ""
-	}
-	a.Script = strings.TrimSpace(str("script", "command", "cmd", "bash", "code"))
-	a.Explanation = strings.TrimSpace(str("explanation", "explain", "description"))
-	a.Question = strings.TrimSpace(str("question", "clarifying_question", "clarification"))
-	if v, found := m["needs_network"]; found {
-		var b bool
-		if json.Unmarshal(v, &b) == nil {
-			a.NeedsNetwork = b
-		} else {
-			a.NeedsNetwork = strings.EqualFold(strings.Trim(string(v), `"`), "true")
-		}
-	}
+		return "", false
+	})
 	// A script that is itself fenced: unwrap it.
 	if code, _, found := shellBlock(a.Script); found {
 		a.Script = code
 	}
-	if a.Question != "" && a.Script != "" {
-		a.Question = "" // a script wins; the question is shown as explanation
+	return a, a.Script != "" || a.Question != "" || a.Markdown != "", nil
+}
+
+// answerFrom builds an Answer from the members get finds, under the names
+// models use for them, and applies the precedence: a script wins over an
+// answer, an answer over a question.
+func answerFrom(get func(keys ...string) (string, bool)) Answer {
+	str := func(keys ...string) string {
+		v, _ := get(keys...)
+		return strings.TrimSpace(v)
 	}
-	return a, a.Script != "" || a.Question != "", nil
+	a := Answer{
+		Script:      str("script", "command", "cmd", "bash", "code"),
+		Explanation: str("explanation", "explain", "description"),
+		Question:    str("question", "clarifying_question", "clarification"),
+		Markdown:    str("answer", "markdown", "reply"),
+	}
+	if v, ok := get("needs_network"); ok {
+		a.NeedsNetwork = strings.EqualFold(strings.TrimSpace(v), "true")
+	}
+	switch {
+	case a.Script != "":
+		// The question or answer that came with it is shown as explanation.
+		if a.Explanation == "" {
+			a.Explanation = a.Markdown
+		}
+		a.Question, a.Markdown = "", ""
+	case a.Markdown != "":
+		a.Question = ""
+	}
+	return a
 }
 
 // jsonCandidates lists substrings that may be a JSON object, best first:

@@ -19,13 +19,20 @@ import (
 )
 
 // Artifact is what the planner returns for review: a script with its
-// explanation, or a question. Nothing in it has been run.
+// explanation, or a question, or (with Answers) an answer. Kind says
+// which. Nothing in it has been run.
 type Artifact struct {
 	Request      string // the prompt it answers
-	Script       string // bash; parses; empty when Question is set
+	Script       string // bash; parses; empty when Question or Answer is set
 	Explanation  string
 	NeedsNetwork bool
 	Question     string // a clarifying question instead of a script
+
+	// Answer is a short answer in Markdown to a question, instead of a
+	// script (only with Answers). Snippets are the shell commands quoted
+	// in it that parse, which the person may pick and run through review.
+	Answer   string
+	Snippets []Snippet
 
 	// Previous and Diff are set by Revise: the script revised and a
 	// unified diff from it to Script.
@@ -46,6 +53,10 @@ type Artifact struct {
 	Documents []Document // retrieved files shown to the model
 	Prompt    PromptStats
 
+	// Usage is what the request cost in tokens over every model call,
+	// repairs included, as the provider reported it.
+	Usage Usage
+
 	// Warnings lists context that could not be gathered (the listing, the
 	// retrieval); the plan went ahead without it. For the log.
 	Warnings []string
@@ -58,6 +69,8 @@ type Explanation struct {
 	Warnings []string
 	// Report is the static analysis the explanation was grounded in.
 	Report *effects.Report
+	// Usage is what the explanation cost in tokens.
+	Usage Usage
 }
 
 // Step is one part of a script and what it does.
@@ -83,6 +96,13 @@ type Planner struct {
 	spec     Spec
 	url      string
 	jsonMode bool
+	answers  bool
+	price    *Price
+
+	// client carries requests to the provider (with retries); nil for a
+	// model given with LLM or Respond.
+	client *http.Client
+	now    func() time.Time
 
 	getenv     func(string) string
 	httpClient *http.Client
@@ -93,11 +113,12 @@ type Planner struct {
 	maxAnswer  int
 	maxTokens  int
 
-	budget    int
-	listLimit int
-	historyN  int
-	examplesK int
-	docsK     int
+	budget      int
+	inputBudget int
+	listLimit   int
+	historyN    int
+	examplesK   int
+	docsK       int
 
 	// noJSON is set once the provider has rejected JSON mode.
 	noJSON atomic.Bool
@@ -204,17 +225,19 @@ func SystemInfo(s System) Option { return func(p *Planner) { p.system, p.systemS
 // fails here with a *ProviderError.
 func New(opts ...Option) (*Planner, error) {
 	p := &Planner{
-		retry:      DefaultRetryPolicy(),
-		sleep:      Sleep,
-		timeout:    2 * time.Minute,
-		maxRepairs: 2,
-		maxAnswer:  256 << 10,
-		maxTokens:  2048,
-		budget:     3000,
-		listLimit:  60,
-		historyN:   5,
-		examplesK:  3,
-		jsonMode:   true,
+		retry:       DefaultRetryPolicy(),
+		sleep:       Sleep,
+		timeout:     2 * time.Minute,
+		maxRepairs:  2,
+		maxAnswer:   256 << 10,
+		maxTokens:   2048,
+		budget:      3000,
+		inputBudget: 2000,
+		now:         time.Now,
+		listLimit:   60,
+		historyN:    5,
+		examplesK:   3,
+		jsonMode:    true,
 	}
 	for _, o := range opts {
 		o(p)
@@ -249,7 +272,7 @@ func New(opts ...Option) (*Planner, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.model, p.url = m, u
+		p.model, p.url, p.client = m, u, &client
 		p.jsonMode = p.jsonMode && supportsJSONMode(spec.Provider)
 	}
 	return p, nil
@@ -337,15 +360,16 @@ func (p *Planner) Explain(ctx context.Context, req Request, script string) (*Exp
 		llms.TextParts(llms.ChatMessageTypeSystem, explainPrompt),
 		llms.TextParts(llms.ChatMessageTypeHuman, user.String()),
 	}
-	raw, _, err := p.call(ctx, msgs)
+	r, err := p.call(ctx, msgs, newStreamer(req.Stream, p.now), 0)
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
-	e, err := parseExplanation(raw)
+	e, err := parseExplanation(r.text)
 	if err != nil {
 		return nil, err
 	}
 	e.Report = rep
+	e.Usage = r.usage
 	return e, nil
 }
 
@@ -356,12 +380,16 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 		llms.TextParts(llms.ChatMessageTypeSystem, parts.system),
 		llms.TextParts(llms.ChatMessageTypeHuman, parts.user()),
 	}
+	st := newStreamer(req.Stream, p.now)
 	var lastErr error
+	var usage Usage
 	calls := 0
 	repairs := max(p.maxRepairs, 0)
 	for attempt := 0; attempt <= repairs; attempt++ {
-		raw, n, err := p.call(ctx, msgs)
-		calls += n
+		r, err := p.call(ctx, msgs, st, attempt)
+		calls += r.calls
+		usage.Add(r.usage)
+		raw := r.text
 		var feedback string
 		switch {
 		case errors.Is(err, ErrEmptyAnswer):
@@ -378,15 +406,18 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 			case perr != nil:
 				err = perr
 				feedback = fmt.Sprintf("Your answer could not be used (%v). Answer again with only the JSON object described in the instructions.", perr)
-			case ans.Question != "":
-				return p.artifact(req.Prompt, raw, ans, nil, calls, parts), nil
+			case ans.Markdown != "" && !p.answers:
+				err = fmt.Errorf("%w: an answer in prose where a script was asked for", ErrMalformedAnswer)
+				feedback = "A script was asked for, not an answer in prose. Answer again with the JSON object described in the instructions, with the script in \"script\"."
+			case ans.Question != "" || ans.Markdown != "":
+				return p.artifact(req.Prompt, raw, ans, nil, calls, usage, parts), nil
 			default:
 				rep, serr := check(ans.Script, req.Cwd, p.system.Home)
 				if serr != nil {
 					err = serr
 					feedback = fmt.Sprintf("The script does not parse as bash: %v\nFix it and answer again with the whole JSON object.", errors.Unwrap(serr))
 				} else {
-					return p.artifact(req.Prompt, raw, ans, rep, calls, parts), nil
+					return p.artifact(req.Prompt, raw, ans, rep, calls, usage, parts), nil
 				}
 			}
 		}
@@ -401,8 +432,8 @@ func (p *Planner) ask(ctx context.Context, req Request, parts promptParts) (*Art
 	return nil, fmt.Errorf("%w after %d attempts: %w", ErrNoScript, repairs+1, lastErr)
 }
 
-func (p *Planner) artifact(prompt, raw string, a Answer, rep *effects.Report, calls int, parts promptParts) *Artifact {
-	return &Artifact{
+func (p *Planner) artifact(prompt, raw string, a Answer, rep *effects.Report, calls int, usage Usage, parts promptParts) *Artifact {
+	art := &Artifact{
 		Raw:          raw,
 		Report:       rep,
 		Request:      prompt,
@@ -410,39 +441,56 @@ func (p *Planner) artifact(prompt, raw string, a Answer, rep *effects.Report, ca
 		Explanation:  a.Explanation,
 		NeedsNetwork: a.NeedsNetwork,
 		Question:     a.Question,
+		Answer:       a.Markdown,
 		Model:        p.spec.String(),
 		Attempts:     calls,
 		Examples:     parts.examples,
 		Commands:     parts.commands,
 		Documents:    parts.docs,
 		Prompt:       parts.stats,
+		Usage:        usage,
 		Warnings:     parts.warnings,
 	}
+	if art.Answer != "" {
+		art.Snippets = Snippets(art.Answer)
+	}
+	return art
 }
 
-// call makes one model call within the timeout and returns the text of the
-// answer and how many model calls it counts as (always 1). An empty answer
-// gives ErrEmptyAnswer.
-func (p *Planner) call(ctx context.Context, msgs []llms.MessageContent) (string, int, error) {
+// callResult is the outcome of one call: the answer's text, how many
+// model calls it took (2 when JSON mode was refused and the call was
+// made again without it), and what they used.
+type callResult struct {
+	text  string
+	calls int
+	usage Usage
+}
+
+// call makes one model call within the timeout, streaming to st when it is
+// set. An empty answer gives ErrEmptyAnswer.
+func (p *Planner) call(ctx context.Context, msgs []llms.MessageContent, st *streamer, attempt int) (callResult, error) {
 	useJSON := p.jsonMode && !p.noJSON.Load()
-	text, err := p.callOnce(ctx, msgs, useJSON)
+	text, u, err := p.callOnce(ctx, msgs, useJSON, st, attempt)
 	var serr *StatusError
 	if useJSON && errors.As(err, &serr) && serr.StatusCode == http.StatusBadRequest {
 		// Some OpenAI-compatible servers reject response_format. Ask once
 		// more without it, and stop asking for it if that works.
-		text2, err2 := p.callOnce(ctx, msgs, false)
+		text2, u2, err2 := p.callOnce(ctx, msgs, false, st, attempt)
 		if err2 == nil {
 			p.noJSON.Store(true)
 		}
-		return text2, 2, err2
+		u.Add(u2)
+		return callResult{text: text2, calls: 2, usage: u}, err2
 	}
-	return text, 1, err
+	return callResult{text: text, calls: 1, usage: u}, err
 }
 
-// callOnce makes one model call within the timeout.
-func (p *Planner) callOnce(ctx context.Context, msgs []llms.MessageContent, useJSON bool) (string, error) {
+// callOnce makes one model call within the timeout, and returns its text
+// and usage. The usage is counted even when the call fails after the
+// model answered (an empty or oversized answer).
+func (p *Planner) callOnce(ctx context.Context, msgs []llms.MessageContent, useJSON bool, st *streamer, attempt int) (string, Usage, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("model %s: %w", p.spec, err)
+		return "", Usage{}, fmt.Errorf("model %s: %w", p.spec, err)
 	}
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if p.timeout > 0 {
@@ -454,14 +502,19 @@ func (p *Planner) callOnce(ctx context.Context, msgs []llms.MessageContent, useJ
 	if useJSON {
 		opts = append(opts, llms.WithJSONMode())
 	}
-	resp, err := p.model.GenerateContent(cctx, msgs, opts...)
-	if err != nil {
-		return "", p.callError(ctx, cctx, rec, err)
+	if st != nil {
+		opts = append(opts, llms.WithStreamingFunc(st.chunk))
 	}
-	// A client may stop reading at our size limit and still report success
-	// (the Ollama client ignores scanner errors): trust the transport.
-	if terr, _ := rec.last(); errors.Is(terr, ErrAnswerTooLarge) {
-		return "", fmt.Errorf("model %s: %w (limit %d bytes)", p.spec, ErrAnswerTooLarge, p.maxAnswer)
+	st.begin(attempt)
+	resp, err := p.model.GenerateContent(cctx, msgs, opts...)
+	if err == nil && cctx.Err() != nil {
+		// Some clients end a stream cut by the context without an error,
+		// with the text so far: it is not an answer.
+		err = cctx.Err()
+	}
+	if err != nil {
+		st.end("", Usage{})
+		return "", Usage{}, p.callError(ctx, cctx, rec, err)
 	}
 	var b strings.Builder
 	for _, c := range resp.Choices {
@@ -470,13 +523,28 @@ func (p *Planner) callOnce(ctx context.Context, msgs []llms.MessageContent, useJ
 		}
 	}
 	text := b.String()
+	u := Usage{Calls: 1}
+	if in, out, ok := usageOf(resp); ok {
+		u.InputTokens, u.OutputTokens = in, out
+	} else {
+		u.InputTokens, u.OutputTokens, u.Estimated = messagesTokens(msgs), EstimateTokens(text), true
+	}
+	u = u.priced(p.price)
+	// A client may stop reading at our size limit and still report success
+	// (the Ollama client ignores scanner errors): trust the transport.
+	if terr, _ := rec.last(); errors.Is(terr, ErrAnswerTooLarge) {
+		st.end("", u)
+		return "", u, fmt.Errorf("model %s: %w (limit %d bytes)", p.spec, ErrAnswerTooLarge, p.maxAnswer)
+	}
 	if len(text) > p.maxAnswer {
-		return "", fmt.Errorf("model %s: %w (%d bytes, limit %d)", p.spec, ErrAnswerTooLarge, len(text), p.maxAnswer)
+		st.end("", u)
+		return "", u, fmt.Errorf("model %s: %w (%d bytes, limit %d)", p.spec, ErrAnswerTooLarge, len(text), p.maxAnswer)
 	}
+	st.end(text, u)
 	if strings.TrimSpace(text) == "" {
-		return "", fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
+		return "", u, fmt.Errorf("model %s: %w", p.spec, ErrEmptyAnswer)
 	}
-	return text, nil
+	return text, u, nil
 }
 
 // callError turns what went wrong in a model call into a clear, typed

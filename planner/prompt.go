@@ -19,6 +19,21 @@ Answer with exactly one JSON object and nothing else:
 - question: when the request is ambiguous in a way that changes what would happen (which files, what to delete), leave script empty and ask one short question here instead.
 - Never invent file names that the listing or the request does not support.`
 
+// answersPrompt is the instruction sent with every planning request when
+// the planner may answer questions (Answers).
+const answersPrompt = `You are the planner of nash, a natural-language shell for Linux. You turn the person's request into a short bash script for the machine described below, or, when they ask a question, you answer it. The person reviews a script before it runs in a sandbox.
+
+Answer with exactly one JSON object and nothing else:
+{"script": "...", "explanation": "...", "needs_network": false, "question": "", "answer": ""}
+
+- script: bash that does what was asked, no more. Short and readable; quote file names; use relative paths in the working directory; no sudo unless asked; nothing interactive (no editors, pagers or prompts); prefer standard tools (find, grep, sed, awk, mv, cp, tar).
+- If the request is already a shell command, return it unchanged.
+- explanation: one or two plain sentences on what the script does.
+- needs_network: true only if the script must reach the network.
+- answer: when the person asks a question rather than for something to be done ("what does tar -xzf do", "how do I find my IP", "why did this fail" about text they piped in), leave script empty and answer here instead, in short Markdown: a few sentences, at most about 15 lines. Put each command they might run in a fenced bash block of its own, complete and runnable as written.
+- question: when the request is ambiguous in a way that changes what would happen (which files, what to delete), leave script empty and ask one short question here instead.
+- Never invent file names that the listing or the request does not support.`
+
 // explainPrompt is the fixed instruction for Explain.
 const explainPrompt = `You explain bash scripts to the person who is about to run them, step by step, in plain words. Base what you say on the script and on the static analysis given; do not guess beyond them.
 
@@ -33,8 +48,10 @@ type PromptStats struct {
 	// Total is the whole prompt as sent on the first attempt.
 	Total int
 	// Sections gives the size of each variable part by name ("listing",
-	// "history", "examples", "commands", "documents", "request").
+	// "history", "examples", "commands", "documents", "input", "request").
 	Sections map[string]int
+	// Input says how much of the piped input was sent; nil without one.
+	Input *InputStats
 }
 
 // section is one titled part of the user message.
@@ -70,6 +87,9 @@ type promptParts struct {
 // gather collects the context of a request within the token budget.
 func (p *Planner) gather(ctx context.Context, req Request, extra ...section) (promptParts, error) {
 	parts := promptParts{system: systemPrompt}
+	if p.answers {
+		parts.system = answersPrompt
+	}
 	b := splitBudget(p.budget)
 	sys := p.system
 	machine := fmt.Sprintf("OS: %s", sys.OS)
@@ -135,12 +155,15 @@ func (p *Planner) gather(ctx context.Context, req Request, extra ...section) (pr
 	}
 
 	parts.sections = append(parts.sections, extra...)
+	if req.Input != nil {
+		sec, st := renderInput(req.Input, p.inputBudget)
+		parts.sections = append(parts.sections, sec)
+		parts.stats.Input = &st
+	}
 	parts.sections = append(parts.sections, section{name: "request", title: "Request", body: req.Prompt})
 
-	parts.stats = PromptStats{
-		Fixed:    EstimateTokens(parts.system) + EstimateTokens(parts.sections[0].body),
-		Sections: map[string]int{},
-	}
+	parts.stats.Fixed = EstimateTokens(parts.system) + EstimateTokens(parts.sections[0].body)
+	parts.stats.Sections = map[string]int{}
 	parts.stats.Total = EstimateTokens(parts.system) + EstimateTokens(parts.user())
 	for _, s := range parts.sections[1:] {
 		parts.stats.Sections[s.name] += EstimateTokens(s.body)
@@ -188,7 +211,11 @@ func renderHistory(h []HistoryEntry, n, tokens int) string {
 		if e.Prompt != "" {
 			fmt.Fprintf(&b, "Request: %s\n", oneLine(e.Prompt, 300))
 		}
-		fmt.Fprintf(&b, "Script:\n%s\nExit code: %d", indent(truncateMiddle(e.Script, 600)), e.ExitCode)
+		if e.Script != "" || e.Answer == "" {
+			fmt.Fprintf(&b, "Script:\n%s\nExit code: %d", indent(truncateMiddle(e.Script, 600)), e.ExitCode)
+		} else {
+			fmt.Fprintf(&b, "Answer:\n%s", indent(truncateMiddle(e.Answer, 600)))
+		}
 		if out := strings.TrimSpace(e.Output); out != "" {
 			fmt.Fprintf(&b, "\nOutput:\n%s", indent(truncateMiddle(out, 400)))
 		}

@@ -102,7 +102,7 @@ func TestExplain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Explanation{}, "Report")); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Explanation{}, "Report", "Usage")); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if got.Report == nil || got.Report.Risk != effects.Deletes {

@@ -22,6 +22,13 @@ type reply struct {
 	header  map[string]string // extra response headers
 	body    string            // raw body instead of the envelope
 	hang    bool              // never answer; return when the client gives up
+	// chunks is how many pieces the content is streamed in when the
+	// client asks for a stream (0 means 8); stall > 0 stops the stream
+	// after that many pieces and holds the connection until the client
+	// gives up.
+	chunks  int
+	stall   int
+	noUsage bool // send no usage counts
 }
 
 // wire is a protocol a fake provider speaks.
@@ -61,6 +68,9 @@ type fakeProvider struct {
 	replies []reply
 	bodies  []map[string]any
 	headers []http.Header
+	// gone is closed when a stalled stream's client has hung up.
+	gone     chan struct{}
+	goneOnce sync.Once
 }
 
 func newFakeProvider(t *testing.T, w wire, replies ...reply) *fakeProvider {
@@ -69,7 +79,7 @@ func newFakeProvider(t *testing.T, w wire, replies ...reply) *fakeProvider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeProvider{t: t, w: w, envelope: strings.TrimSpace(string(env)), replies: replies}
+	f := &fakeProvider{t: t, w: w, envelope: strings.TrimSpace(string(env)), replies: replies, gone: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -107,6 +117,10 @@ func (f *fakeProvider) serve(rw http.ResponseWriter, r *http.Request) {
 	for k, v := range rep.header {
 		rw.Header().Set(k, v)
 	}
+	if body["stream"] == true && rep.status == 0 && rep.body == "" {
+		f.stream(rw, r, body, rep)
+		return
+	}
 	rw.Header().Set("Content-Type", "application/json")
 	if rep.status != 0 {
 		rw.WriteHeader(rep.status)
@@ -117,6 +131,109 @@ func (f *fakeProvider) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	c, _ := json.Marshal(rep.content)
 	io.WriteString(rw, strings.Replace(f.envelope, "{{CONTENT}}", string(c), 1)+"\n")
+}
+
+// stream sends rep.content as the provider streams it: Server-Sent Events
+// for OpenAI (and Google's OpenAI-compatible endpoint) and Anthropic,
+// newline-delimited JSON for Ollama, with the usage counts where each
+// protocol puts them.
+func (f *fakeProvider) stream(rw http.ResponseWriter, r *http.Request, body map[string]any, rep reply) {
+	n := rep.chunks
+	if n == 0 {
+		n = 8
+	}
+	pieces := splitN(rep.content, n)
+	flusher, _ := rw.(http.Flusher)
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	send := func(s string) {
+		io.WriteString(rw, s)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	stall := func(i int) bool {
+		if rep.stall <= 0 || i < rep.stall {
+			return false
+		}
+		select {
+		case <-r.Context().Done():
+			f.goneOnce.Do(func() { close(f.gone) })
+		case <-time.After(30 * time.Second):
+		}
+		return true
+	}
+	in, out := 612, 58
+	switch f.w.name {
+	case "ollama":
+		rw.Header().Set("Content-Type", "application/x-ndjson")
+		for i, p := range pieces {
+			if stall(i) {
+				return
+			}
+			send(js(map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2026-11-20T10:12:31.403519Z", "message": map[string]any{"role": "assistant", "content": p}, "done": false}) + "\n")
+		}
+		if stall(len(pieces)) {
+			return
+		}
+		final := map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2026-11-20T10:12:33.1Z", "message": map[string]any{"role": "assistant", "content": ""}, "done_reason": "stop", "done": true, "total_duration": 1839403917}
+		if !rep.noUsage {
+			final["prompt_eval_count"], final["eval_count"] = in, out
+		}
+		send(js(final) + "\n")
+	case "anthropic":
+		rw.Header().Set("Content-Type", "text/event-stream")
+		ev := func(name string, v any) { send("event: " + name + "\ndata: " + js(v) + "\n\n") }
+		ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_01", "type": "message", "role": "assistant", "content": []any{}, "model": "claude-3-5-haiku-20241022", "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": in, "output_tokens": 1}}})
+		ev("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		ev("ping", map[string]any{"type": "ping"})
+		for i, p := range pieces {
+			if stall(i) {
+				return
+			}
+			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": p}})
+		}
+		if stall(len(pieces)) {
+			return
+		}
+		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+		ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": out}})
+		ev("message_stop", map[string]any{"type": "message_stop"})
+	default: // openai, googleai
+		rw.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta map[string]any, finish any) string {
+			return "data: " + js(map[string]any{"id": "chatcmpl-AXh3", "object": "chat.completion.chunk", "created": 1763633551, "model": "gpt-4o-mini-2024-07-18",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}) + "\n\n"
+		}
+		send(chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
+		for i, p := range pieces {
+			if stall(i) {
+				return
+			}
+			send(chunk(map[string]any{"content": p}, nil))
+		}
+		if stall(len(pieces)) {
+			return
+		}
+		send(chunk(map[string]any{}, "stop"))
+		if so, _ := body["stream_options"].(map[string]any); so["include_usage"] == true && !rep.noUsage {
+			send("data: " + js(map[string]any{"id": "chatcmpl-AXh3", "object": "chat.completion.chunk", "created": 1763633551, "model": "gpt-4o-mini-2024-07-18",
+				"choices": []any{}, "usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}}) + "\n\n")
+		}
+		send("data: [DONE]\n\n")
+	}
+}
+
+// splitN cuts s into n pieces of about the same size, on rune boundaries.
+func splitN(s string, n int) []string {
+	r := []rune(s)
+	if n > len(r) {
+		n = max(len(r), 1)
+	}
+	var out []string
+	for i := range n {
+		out = append(out, string(r[i*len(r)/n:(i+1)*len(r)/n]))
+	}
+	return out
 }
 
 // requests returns the request bodies received so far.

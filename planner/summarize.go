@@ -38,7 +38,7 @@ func (p *Planner) Summarize(ctx context.Context, diffText string) (string, error
 		llms.TextParts(llms.ChatMessageTypeHuman, "## Changes\n"+cutText(diffText, SummaryInputBytes)),
 	}
 	// Plain text is asked for: no JSON mode.
-	raw, err := p.callOnce(ctx, msgs, false)
+	raw, _, err := p.callOnce(ctx, msgs, false, nil, 0)
 	if err != nil {
 		return "", fmt.Errorf("summarize: %w", err)
 	}

@@ -17,6 +17,8 @@ type CommitOptions struct {
 	Paths []string
 	// Prompt is the request that produced the script, kept in the log.
 	Prompt string
+	// Tokens is what the model's work on the script cost, kept in the log.
+	Tokens *Tokens
 	// Bookkeeping says the changes are only tools' own files (Tools
 	// lists them all): the transaction takes a minor id, so the ids a
 	// person sees stay consecutive, and an undo without an id passes over
@@ -95,7 +97,7 @@ func (s *Sandbox) Commit(ctx context.Context, id string, opt CommitOptions) (*Tx
 		return nil, err
 	}
 	tx := &Tx{
-		ID: txID, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir,
+		ID: txID, Time: time.Now().UTC(), Script: rec.Script, Prompt: opt.Prompt, Dir: rec.Dir, Tokens: opt.Tokens,
 		State: StateCommitted, Changes: cs.Len(), ExitCode: rec.ExitCode, Ops: len(records), Network: rec.Network,
 		UndoBytes: duSize(filepath.Join(l.layerDir(txID), "objects")), Bookkeeping: opt.Bookkeeping, Tools: committedTools(opt.Tools, cs),
 	}

@@ -49,6 +49,7 @@ func Warn(f func([]Warning)) Option { return func(s *Sandbox) { s.warn = f } }
 type CommitOptions struct {
 	Paths       []string
 	Prompt      string
+	Tokens      *Tokens
 	Bookkeeping bool
 	Tools       []string
 }

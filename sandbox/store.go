@@ -65,6 +65,20 @@ type Tx struct {
 	// Tools lists the changed paths that are tools' own files (a
 	// history, a cache, an index refreshed), shown apart from the rest.
 	Tools []string `json:"tools,omitempty"`
+	// Tokens is what the model's work on the script cost, when a model
+	// wrote it.
+	Tokens *Tokens `json:"tokens,omitempty"`
+}
+
+// Tokens is what a model's work toward a transaction cost, as the
+// provider counted it (or estimated, when it counted nothing), and at the
+// configured prices.
+type Tokens struct {
+	Input     int     `json:"input"`
+	Output    int     `json:"output"`
+	Estimated bool    `json:"estimated,omitempty"`
+	Cost      float64 `json:"cost,omitempty"`
+	Currency  string  `json:"currency,omitempty"`
 }
 
 // runState is the state of a sandboxed run that is not yet committed.

@@ -29,10 +29,12 @@ chmod 755 "$dir"
 
 # Test binaries, and what they read, where the user can read them, laid
 # out as in the repository (tests find ../../examples and testdata/).
+# internal/doctor probes the machine as nash's user would (a clone into
+# user namespaces, statfs, overlayfs).
 # Every package but cmd/nash is built with the race detector; cmd/nash, whose
 # end-to-end tests start hundreds of nash processes, without it (the root
 # pass of make test already runs it under -race), to keep CI within time.
-pkgs=(sandbox internal/sandboxnet scripttest cmd/nash)
+pkgs=(sandbox internal/sandboxnet internal/doctor scripttest cmd/nash)
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
   mkdir -p "$dir/$p"

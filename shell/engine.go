@@ -29,9 +29,17 @@ type engine struct {
 	// there is no :undo to name, only nash undo.
 	oneShot bool
 
-	once       sync.Once
-	planner    Planner
-	plannerErr error
+	// mu guards the model in use, which :model switches from a built-in
+	// while the prompt shows it, and the planners built so far.
+	mu       sync.Mutex
+	model    string
+	planners map[string]plannerOnce
+}
+
+// plannerOnce is a planner built, or the error building it gave.
+type plannerOnce struct {
+	p   Planner
+	err error
 }
 
 func newEngine(cfg Config) *engine {
@@ -50,19 +58,42 @@ func newEngine(cfg Config) *engine {
 		}
 		return ""
 	}
-	return &engine{cfg: cfg, tools: effects.NewToolMatcher(list, cfg.Home, env)}
+	return &engine{cfg: cfg, model: cfg.Model, tools: effects.NewToolMatcher(list, cfg.Home, env)}
 }
 
-// getPlanner builds the planner on first use, so starting contacts nothing.
+// currentModel is the model requests go to.
+func (e *engine) currentModel() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.model
+}
+
+// useModel makes model the one requests go to from now on.
+func (e *engine) useModel(model string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.model = model
+}
+
+// getPlanner builds the current model's planner on first use, so starting
+// contacts nothing.
 func (e *engine) getPlanner() (Planner, error) {
-	e.once.Do(func() {
-		if e.cfg.Planner == nil {
-			e.plannerErr = fmt.Errorf("%w: none configured", planner.ErrNoProvider)
-			return
-		}
-		e.planner, e.plannerErr = e.cfg.Planner()
-	})
-	return e.planner, e.plannerErr
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if b, ok := e.planners[e.model]; ok {
+		return b.p, b.err
+	}
+	var b plannerOnce
+	if e.cfg.Planner == nil {
+		b.err = fmt.Errorf("%w: none configured", planner.ErrNoProvider)
+	} else {
+		b.p, b.err = e.cfg.Planner(e.model)
+	}
+	if e.planners == nil {
+		e.planners = map[string]plannerOnce{}
+	}
+	e.planners[e.model] = b
+	return b.p, b.err
 }
 
 // request is a planner request from the session's view.
@@ -70,10 +101,12 @@ type request struct {
 	prompt  string
 	dir     string
 	history []planner.HistoryEntry
+	input   *planner.Input         // piped to nash -c
+	stream  func(planner.Progress) // the face's display of the model's text
 }
 
 func (r request) planner() planner.Request {
-	return planner.Request{Prompt: r.prompt, Cwd: r.dir, History: r.history}
+	return planner.Request{Prompt: r.prompt, Cwd: r.dir, History: r.history, Input: r.input, Stream: r.stream}
 }
 
 func (e *engine) plan(ctx context.Context, r request) (*planner.Artifact, error) {
@@ -208,13 +241,7 @@ func (e *engine) builtin(ctx context.Context, text, dir string, committed []Step
 		writeHelp(w, e.cfg.Keys)
 		return nil
 	case "model":
-		m := e.cfg.Model
-		if m == "" {
-			m = planner.DefaultSpec
-		}
-		fmt.Fprintf(w, "model: %s\n", effects.Escape(m))
-		fmt.Fprintln(w, "change it with --model, NASH_MODEL or model: in the config file")
-		return nil
+		return e.modelBuiltin(ctx, args, w)
 	case "log":
 		sb, err := open()
 		if err != nil {
@@ -529,7 +556,8 @@ a request's script is shown first and its changes wait for your commit.
   :commit ID                                apply an aborted run that was kept (rN)
   :find QUERY                               search the file index
   :export FILE                              this session's committed scripts as one script
-  :model                                    the model in use
+  :model [NAME] [--save]                    the model in use and its provider's others;
+                                            switch to NAME (--save: in the config too)
   :help                                     this text
 
 review:  %s run, %s edit, %s revise, %s explain, %s test, %s example, %s abort

@@ -25,7 +25,12 @@ type fakePlanner struct {
 	script     string
 	question   string // asked instead of a script
 	revised    string
-	block      bool // Plan waits for ctx to end
+	block      bool          // Plan waits for ctx to end
+	answer     string        // a Markdown answer instead of a script
+	usage      planner.Usage // what each plan cost
+	chunks     []string      // streamed before the plan returns (or blocks)
+	inputs     []*planner.Input
+	histories  [][]planner.HistoryEntry
 	plans      []string
 	feedbacks  []string
 	explained  []string
@@ -35,13 +40,28 @@ type fakePlanner struct {
 func (p *fakePlanner) Plan(ctx context.Context, req planner.Request) (*planner.Artifact, error) {
 	p.mu.Lock()
 	p.plans = append(p.plans, req.Prompt)
-	block := p.block
+	p.inputs = append(p.inputs, req.Input)
+	p.histories = append(p.histories, req.History)
+	block, chunks := p.block, p.chunks
 	p.mu.Unlock()
+	if req.Stream != nil && len(chunks) > 0 {
+		req.Stream(planner.Progress{Kind: planner.CallStarted})
+		text := ""
+		for i, c := range chunks {
+			text += c
+			req.Stream(planner.Progress{Kind: planner.TextArrived, Chunk: c, Text: text, Elapsed: time.Duration(i+1) * time.Second})
+		}
+	}
 	if block {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it", Question: p.question}, nil
+	a := &planner.Artifact{Request: req.Prompt, Script: p.script, Explanation: "does it", Question: p.question,
+		Model: "test:model", Usage: p.usage}
+	if p.answer != "" {
+		a.Script, a.Explanation, a.Answer, a.Snippets = "", "", p.answer, planner.Snippets(p.answer)
+	}
+	return a, nil
 }
 
 func (p *fakePlanner) Revise(_ context.Context, req planner.Request, previous, feedback string) (*planner.Artifact, error) {
@@ -75,6 +95,7 @@ type fakeSandbox struct {
 	network []egress.Contact // what each run tried
 	runs    []string
 	commits [][]string
+	tokens  []*sandbox.Tokens // what each commit was told the model's work cost
 	opts    []sandbox.CommitOptions
 	aborts  []string
 	kept    []string
@@ -103,8 +124,9 @@ func (s *fakeSandbox) Commit(_ context.Context, id string, opt sandbox.CommitOpt
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commits = append(s.commits, opt.Paths)
+	s.tokens = append(s.tokens, opt.Tokens)
 	s.opts = append(s.opts, opt)
-	return &sandbox.Tx{ID: "t" + id, Prompt: opt.Prompt}, nil
+	return &sandbox.Tx{ID: "t" + id, Prompt: opt.Prompt, Tokens: opt.Tokens}, nil
 }
 
 func (s *fakeSandbox) Keep(_ context.Context, id, _ string) error {

@@ -47,6 +47,7 @@ type job struct {
 	dir     string
 	env     []string
 	history []planner.HistoryEntry
+	stdin   *planner.Input // piped to nash -c: context for the model
 	opts    flowOptions
 	// keep is the directory where a typed line's bash leaves the
 	// session's state (OpenSpec.Keep); "" for the rest.
@@ -122,6 +123,11 @@ type face interface {
 	// allowNet asks which of q's destinations the run may reach: all,
 	// some or none (nil).
 	allowNet(q netQuestion) ([]egress.Rule, error)
+	// progress shows the model's answer as it arrives, while busy.
+	progress(p planner.Progress)
+	// pick offers the commands of an answer: the number of the one to
+	// review and run (1-based), or 0 for none.
+	pick(snips []planner.Snippet) (int, error)
 	// say shows an event.
 	say(ev event)
 }
@@ -153,6 +159,8 @@ type (
 		tx    *sandbox.Tx
 		paths []string
 	} // committed as transaction tx
+	evAnswer        struct{ a *planner.Artifact }    // the model answered (Markdown) instead of writing a script
+	evStdin         struct{ in *planner.InputStats } // how much of the piped input the model was sent
 	evAutoCommitted struct {
 		o  *outcome
 		tx *sandbox.Tx
@@ -185,6 +193,8 @@ func (evNetAgain) isEvent()      {}
 func (evAutoCommitted) isEvent() {}
 func (evToolsKept) isEvent()     {}
 func (evNetKept) isEvent()       {}
+func (evAnswer) isEvent()        {}
+func (evStdin) isEvent()         {}
 
 // Record is the JSON object that describes one pass through the flow: nash
 // -c --json, nash run --json, nash group --json and nash join --json all
@@ -196,11 +206,24 @@ type Record struct {
 	Input string `json:"input"`
 	// Route is how it was taken: "command" (run as given), "english"
 	// (planned first), "builtin" or "session" (nash -c ':log', 'cd x').
-	Route       string          `json:"route"`
-	Script      string          `json:"script,omitempty"`
-	Explanation string          `json:"explanation,omitempty"`
-	Question    string          `json:"question,omitempty"` // the model asked instead of planning
-	Report      *effects.Report `json:"report,omitempty"`   // the static analysis of Script
+	Route       string `json:"route"`
+	Script      string `json:"script,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
+	Question    string `json:"question,omitempty"` // the model asked instead of planning
+	// Answer is the model's answer in Markdown to a question, instead of
+	// a script; Snippets the commands in it that can be run, and Snippet
+	// the number (from 1) of the one picked to run as Script.
+	Answer   string            `json:"answer,omitempty"`
+	Snippets []planner.Snippet `json:"snippets,omitempty"`
+	Snippet  int               `json:"snippet,omitempty"`
+	// Model is the model that planned; Usage the tokens (and the cost,
+	// where prices are configured) of every call to it in this pass.
+	Model string         `json:"model,omitempty"`
+	Usage *planner.Usage `json:"usage,omitempty"`
+	// Stdin says how much of what was piped to nash -c the model was
+	// sent, and whether it was cut.
+	Stdin  *planner.InputStats `json:"stdin,omitempty"`
+	Report *effects.Report     `json:"report,omitempty"` // the static analysis of Script
 	// Refused says why --yes did not cover the script: nothing ran.
 	Refused string     `json:"refused,omitempty"`
 	Run     *RunRecord `json:"run,omitempty"`
@@ -277,7 +300,7 @@ func (o *outcome) changed() bool { return o.pending.Changes != nil && o.pending.
 func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 	r := &flowResult{rec: &Record{Input: j.input, Route: j.route.String()}}
 	planned := j.route == English
-	req := request{prompt: j.text, dir: j.dir, history: j.history}
+	req := request{prompt: j.text, dir: j.dir, history: j.history, input: j.stdin, stream: f.progress}
 	if j.stage != nil {
 		sb, p, err := j.stage(ctx)
 		if err != nil {
@@ -293,6 +316,16 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 		done()
 		if err != nil {
 			return r, err
+		}
+		r.used(a.Model, a.Usage)
+		if in := a.Prompt.Input; in != nil {
+			r.rec.Stdin = in
+			f.say(evStdin{in})
+		}
+		if a.Kind() == planner.KindAnswer {
+			if a, err = e.answered(f, j, r, a); a == nil || err != nil {
+				return r, err
+			}
 		}
 	} else {
 		a = &planner.Artifact{Script: j.text}
@@ -406,6 +439,14 @@ review:
 				f.say(evFailed{err})
 				continue
 			}
+			r.used(na.Model, na.Usage)
+			if na.Kind() == planner.KindAnswer {
+				// An answer instead of a revision: shown, and the
+				// script stays as it was.
+				f.say(evAnswer{na})
+				fresh = true
+				continue
+			}
 			a, fresh = na, true
 		case actExplain:
 			mctx, done := f.busy(ctx, "explaining")
@@ -415,6 +456,7 @@ review:
 				f.say(evFailed{err})
 				continue
 			}
+			r.used("", x.Usage)
 			f.say(evExplanation{x})
 		}
 	}
@@ -610,7 +652,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		// Nothing changed here, but the run reached the network: that
 		// is kept in the history, as a transaction with no file changes.
-		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt})
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt, Tokens: tokensOf(r.rec.Usage)})
 		if err != nil {
 			_ = o.sb.Abort(p.ID)
 			return r, err
@@ -623,7 +665,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 	// Tools' own files alone (git status, less, vim without a write)
 	// are committed as bookkeeping, never asked about.
 	if o.own.Len() == 0 && len(p.Unprotected) == 0 {
-		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt, Bookkeeping: true, Tools: o.tools.Paths()})
+		tx, err := o.sb.Commit(context.WithoutCancel(ctx), p.ID, sandbox.CommitOptions{Prompt: o.prompt, Tokens: tokensOf(r.rec.Usage), Bookkeeping: true, Tools: o.tools.Paths()})
 		if err != nil {
 			e.drop(ctx, o)
 			return r, err
@@ -643,7 +685,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 			f.say(evOutcome{o}) // what it tried to reach is worth the lines
 			shown = true
 		}
-		tx, step, err := e.commit(context.WithoutCancel(ctx), o, nil, false)
+		tx, step, err := e.commit(context.WithoutCancel(ctx), o, nil, false, tokensOf(r.rec.Usage))
 		if err == nil {
 			run.Committed, run.Transaction = true, tx.ID
 			r.history = append(r.history, entry)
@@ -679,7 +721,7 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		}
 		var step Step
 		var err error
-		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned)
+		tx, step, err = e.commit(context.WithoutCancel(ctx), o, paths, planned, tokensOf(r.rec.Usage))
 		var le *sandbox.LockedError
 		var ce *sandbox.ConflictError
 		switch {
@@ -806,8 +848,8 @@ func (e *engine) run(ctx context.Context, spec OpenSpec, prompt, script string, 
 // commit commits the outcome (only paths, when given). A planned request
 // that is committed is remembered, so the planner can recall it as an
 // example. The returned Step is for the session's :export.
-func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool) (*sandbox.Tx, Step, error) {
-	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt, Tools: o.tools.Paths()})
+func (e *engine) commit(ctx context.Context, o *outcome, paths []string, planned bool, tokens *sandbox.Tokens) (*sandbox.Tx, Step, error) {
+	tx, err := o.sb.Commit(ctx, o.pending.ID, sandbox.CommitOptions{Paths: paths, Prompt: o.prompt, Tokens: tokens, Tools: o.tools.Paths()})
 	if err != nil {
 		return nil, Step{}, err
 	}

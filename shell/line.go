@@ -39,6 +39,21 @@ type LineOptions struct {
 	// is attached. Nil means none (/dev/null), so a script cannot eat the
 	// answers meant for nash.
 	ScriptStdin io.Reader
+	// Input is what was piped to nash -c: a request in English sends it
+	// to the model as context (within the planner's budget, saying what
+	// was cut).
+	Input *planner.Input
+	// Answers is how an answer is written on out; Width the terminal's
+	// width for the layouts.
+	Answers AnswerStyle
+	Width   int
+	// Pick offers the commands of an answer to run: the answers to nash's
+	// questions come from a person at a terminal.
+	Pick bool
+	// Live shows the model's text as it arrives, the time taken and the
+	// tokens, redrawn in place on errw (a terminal); Color styles it.
+	Live  bool
+	Color bool
 }
 
 func (o LineOptions) flow() flowOptions {
@@ -65,14 +80,17 @@ type liner struct {
 	errw    io.Writer
 	sty     *styles
 	opts    LineOptions
+	live    *liveRegion // the model's text as it arrives, while busy
 }
 
 func newLiner(cfg Config, in io.Reader, out, errw io.Writer, opts LineOptions) *liner {
 	cfg.Color = false
 	e := newEngine(cfg)
 	e.oneShot = true // until Lines says otherwise
+	st := NewState(cfg.Dir, cfg.Env, cfg.Home)
+	st.History = append(st.History, cfg.History...)
 	l := &liner{
-		e: e, st: NewState(cfg.Dir, cfg.Env, cfg.Home),
+		e: e, st: st,
 		in: bufio.NewReader(in), raw: in, out: out, errw: errw, sty: newStyles(false), opts: opts,
 	}
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -101,7 +119,7 @@ func Lines(ctx context.Context, cfg Config, in io.Reader, out, errw io.Writer, o
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "%s (%s) > ", l.st.Prompt(), effects.Escape(cfg.Model))
+		fmt.Fprintf(errw, "%s (%s) > ", l.st.Prompt(), effects.Escape(l.e.currentModel()))
 		line, err := l.in.ReadString('\n')
 		if line == "" && err != nil {
 			fmt.Fprintln(errw)
@@ -229,7 +247,7 @@ func (l *liner) line(ctx context.Context, line string) (*flowResult, error) {
 		fmt.Fprintf(l.errw, "nash: %s\n", bgNote)
 	}
 	// In a session (not a one-shot) a command is one the person typed.
-	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, typed: r.Kind == Command && !l.e.oneShot})
+	return l.pass(ctx, job{input: text, route: r.Kind, text: r.Text, typed: r.Kind == Command && !l.e.oneShot, stdin: l.opts.Input})
 }
 
 // pass takes j through the flow in the session's directory and
@@ -246,6 +264,7 @@ func (l *liner) pass(ctx context.Context, j job) (*flowResult, error) {
 		}
 	}
 	res, err := l.e.flow(ctx, l, j)
+	l.e.keep(j, res)
 	switch {
 	case ls != nil:
 		lr := ls.read(res.kept)
@@ -292,6 +311,9 @@ func (l *liner) summarize(ctx context.Context, res *flowResult) {
 // The line face: questions read lines, events are plain text on errw.
 
 func (l *liner) busy(ctx context.Context, what string) (context.Context, context.CancelFunc) {
+	if l.opts.Live {
+		return l.startLive(ctx, what)
+	}
 	fmt.Fprintf(l.errw, "nash: %s…\n", what)
 	return ctx, func() {}
 }
@@ -464,10 +486,18 @@ func (l *liner) allowNet(q netQuestion) ([]egress.Rule, error) {
 }
 
 func (l *liner) say(ev event) {
+	if l.live != nil {
+		// Busy with something that speaks as it goes (the examples
+		// run again): the words go above the live region.
+		l.live.hide()
+		defer l.live.show()
+	}
 	w := l.errw
 	switch ev := ev.(type) {
 	case evQuestion:
 		fmt.Fprintf(w, "nash: the model asks: %s\n", effects.EscapeLine(ev.text))
+	case evAnswer, evStdin:
+		l.sayAI(ev)
 	case evReview:
 		writeReview(w, l.sty, ev.a, 0)
 		if ev.reason != "" {
@@ -528,14 +558,7 @@ func (l *liner) say(ev event) {
 // terminal only what is typed after the question counts: what waits
 // before it (typed ahead, or injected) is dropped.
 func (l *liner) ask(prompt string, choices ...string) (string, error) {
-	if l.tty != nil {
-		if l.answers != nil {
-			l.in.Reset(l.answers.Answers())
-		} else {
-			l.in.Reset(l.tty)
-			sandbox.DiscardInput(l.tty)
-		}
-	}
+	l.freshAnswer()
 	for {
 		fmt.Fprint(l.errw, prompt)
 		line, err := l.in.ReadString('\n')
@@ -554,6 +577,21 @@ func (l *liner) ask(prompt string, choices ...string) (string, error) {
 				return c, nil
 			}
 		}
+	}
+}
+
+// freshAnswer readies in for the answer to a question: on a terminal only
+// what is typed after the question counts; what waits before it (typed
+// ahead, or injected) is dropped.
+func (l *liner) freshAnswer() {
+	if l.tty == nil {
+		return
+	}
+	if l.answers != nil {
+		l.in.Reset(l.answers.Answers())
+	} else {
+		l.in.Reset(l.tty)
+		sandbox.DiscardInput(l.tty)
 	}
 }
 

@@ -26,6 +26,7 @@ type styles struct {
 	color                                    bool
 	dim, bold, keyword, str, variable, cmd   lipgloss.Style
 	err, ok, warn, title, add, del, hunk     lipgloss.Style
+	italic                                   lipgloss.Style
 	routeCmd, routeEng, routeBuiltin, prompt lipgloss.Style
 	risk                                     [6]lipgloss.Style
 }
@@ -40,6 +41,7 @@ func newStyles(color bool) *styles {
 		color:        true,
 		dim:          c("245"),
 		bold:         lipgloss.NewStyle().Bold(true),
+		italic:       lipgloss.NewStyle().Italic(true),
 		keyword:      c("170").Bold(true),
 		str:          c("114"),
 		variable:     c("80"),
@@ -236,6 +238,9 @@ func writeReview(w io.Writer, st *styles, a *planner.Artifact, width int) {
 	if a.NeedsNetwork {
 		fmt.Fprintln(w, st.warn.Render("the planner says this script needs the network; it gets it"))
 	}
+	if u := usageLine(a.Usage); u != "" {
+		fmt.Fprintln(w, st.dim.Render("model: "+u))
+	}
 }
 
 func (st *styles) diffLine(l string) string {
@@ -264,6 +269,9 @@ func writeExplanation(w io.Writer, st *styles, e *planner.Explanation) {
 	}
 	for _, warn := range e.Warnings {
 		fmt.Fprintf(w, "  %s %s\n", st.warn.Render("warning:"), effects.EscapeLine(warn))
+	}
+	if u := usageLine(e.Usage); u != "" {
+		fmt.Fprintln(w, st.dim.Render("model: "+u))
 	}
 }
 

@@ -126,6 +126,7 @@ const (
 	stSummary               // a run waits for commit, pick, diff or abort
 	stPick                  // choosing the paths to commit (or, with pickNet, destinations to allow)
 	stNet                   // destinations the run may reach: all, pick or none
+	stSnippet               // an answer's commands: pick one to review, or none
 	stDiscard               // abort a run that made files? y sets it aside, any other key goes back
 )
 
@@ -133,7 +134,7 @@ const (
 // typed before it appeared must not answer (see fence).
 func asks(st state) bool {
 	switch st {
-	case stReview, stConfirm, stSummary, stNet, stDiscard:
+	case stReview, stConfirm, stSummary, stNet, stDiscard, stSnippet:
 		return true
 	}
 	return false
@@ -185,6 +186,9 @@ type model struct {
 	netQ       netQuestion        // the destinations offered at stNet
 	cancel     context.CancelFunc // cancels the model's work under way
 	waitLabel  string
+	live       *liveText         // the model's text as it arrives, while it works
+	liveGen    int               // which work the live ticks are for
+	snippets   []planner.Snippet // the commands of the answer shown, at stSnippet
 	// The bash session's part of the REPL (replsession.go).
 	replSession
 	// exec and execProcess hand the terminal to a script or the editor
@@ -256,6 +260,7 @@ func newModel(ctx context.Context, cfg Config, out io.Writer) (*model, error) {
 		queryTerminal: func() tea.Msg { return tea.RequestCursorPosition() }, after: tea.Tick,
 	}
 	m.histPos = hist.Len()
+	m.st.History = append(m.st.History, cfg.History...)
 	if cfg.BashSession && hasBash() {
 		m.st.startBash()
 	}
@@ -285,6 +290,10 @@ func (m *model) Init() tea.Cmd {
 	if m.e.cfg.Background != nil {
 		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return startBackgroundMsg{} }))
 	}
+	if first := m.e.cfg.FirstStart; first != nil {
+		ctx := m.ctx
+		cmds = append(cmds, tea.Tick(backgroundDelay, func(time.Time) tea.Msg { return printMsg{first(ctx)} }))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -298,7 +307,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case quitMsg:
 		return m, tea.Quit
 	case startBackgroundMsg:
-		if m.stopBackground == nil {
+		if m.stopBackground == nil && m.e.cfg.Background != nil {
 			stop, err := m.e.cfg.Background(m.ctx)
 			if err != nil {
 				m.log.Warn("background work did not start", "err", err)
@@ -331,7 +340,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state = stWaiting
 		m.waitLabel = msg.what
 		m.cancel = msg.cancel
-		return m, m.listen()
+		return m, tea.Batch(m.listen(), m.startLive(msg.what))
+	case flowProgressMsg, liveTickMsg:
+		return m, m.liveUpdate(msg)
 	case flowAskMsg:
 		return m.flowAsked(msg)
 	case flowDoneMsg:
@@ -407,6 +418,8 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.pickKey(k)
 	case stNet:
 		return m.netKey(k)
+	case stSnippet:
+		return m.snippetKey(k)
 	case stDiscard:
 		return m.discardKey(k)
 	}
@@ -814,7 +827,7 @@ func (m *model) paste(text string) (tea.Model, tea.Cmd) {
 
 // promptView is the prompt before the line: the directory and the model.
 func (m *model) promptView() string {
-	return m.sty.prompt.Render(m.st.Prompt()) + " " + m.sty.dim.Render("("+effects.Escape(m.e.cfg.Model)+")") + " "
+	return m.sty.prompt.Render(m.st.Prompt()) + " " + m.sty.dim.Render("("+effects.Escape(m.e.currentModel())+")") + " "
 }
 
 func (m *model) cursor(s string) string { return "\x1b[7m" + s + "\x1b[27m" }
@@ -865,7 +878,13 @@ func (m *model) stateView(b *strings.Builder) {
 		}
 		b.WriteString(m.inputLine())
 	case stWaiting:
+		if m.live != nil {
+			b.WriteString(m.liveView())
+			break
+		}
 		b.WriteString(m.sty.dim.Render(m.waitLabel + "…  (ctrl+c cancels)"))
+	case stSnippet:
+		b.WriteString(m.snippetView())
 	case stReview:
 		k := m.keys
 		hint := fmt.Sprintf("%s run · %s edit · %s revise · %s explain%s · %s abort",
@@ -923,7 +942,7 @@ func (m *model) stateView(b *strings.Builder) {
 // then the line scrolls so the cursor stays in view.
 func (m *model) inputLine() string {
 	badge := m.routeBadge()
-	model := m.sty.dim.Render("(" + effects.Escape(m.e.cfg.Model) + ")")
+	model := m.sty.dim.Render("(" + effects.Escape(m.e.currentModel()) + ")")
 	dir := m.st.Prompt()
 	n := len(m.input.r)
 	fits := func(prefix string) bool { return ansi.StringWidth(prefix)+n+2 <= m.width-1 }

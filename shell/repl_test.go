@@ -24,7 +24,7 @@ func newTestModelWith(t testing.TB, p *fakePlanner, sb *fakeSandbox, set func(*C
 	t.Helper()
 	dir := t.TempDir()
 	cfg := Config{
-		Planner: func() (Planner, error) { return p, nil },
+		Planner: func(string) (Planner, error) { return p, nil },
 		Open:    sb.open,
 		Model:   "test:model",
 		Dir:     dir,
@@ -567,7 +567,7 @@ func TestViewHasNoColorWithoutColor(t *testing.T) {
 func TestStartupTouchesNothing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{
-		Planner: func() (Planner, error) { t.Error("the planner was built at startup"); return nil, nil },
+		Planner: func(string) (Planner, error) { t.Error("the planner was built at startup"); return nil, nil },
 		Open: func(context.Context, OpenSpec) (Sandbox, error) {
 			t.Error("a sandbox was opened at startup")
 			return nil, nil

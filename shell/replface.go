@@ -28,6 +28,7 @@ import (
 type replFace struct {
 	ctx  context.Context // the program's: a question waits no longer
 	msgs chan<- tea.Msg
+	live liveSlot // the model's latest progress, taken by Update
 }
 
 // Messages from the flow to the program.
@@ -60,6 +61,7 @@ type (
 	qRun      struct{ f runFunc }
 	qDecide   struct{ o *outcome }
 	qNet      struct{ q netQuestion }
+	qPick     struct{ snips []planner.Snippet }
 )
 
 func (qReview) isQuestion()   {}
@@ -69,6 +71,7 @@ func (qEdit) isQuestion()     {}
 func (qRun) isQuestion()      {}
 func (qDecide) isQuestion()   {}
 func (qNet) isQuestion()      {}
+func (qPick) isQuestion()     {}
 
 // answer is the program's answer to a question; the fields that apply to
 // the question are set.
@@ -79,6 +82,7 @@ type answer struct {
 	dec      decision
 	rules    []egress.Rule
 	out      *outcome
+	n        int // the command of an answer picked
 	err      error
 }
 
@@ -164,6 +168,7 @@ func (m *model) startFlow(j job) tea.Cmd {
 	go func() {
 		defer m.flows.Done()
 		res, err := e.flow(ctx, f, j)
+		e.keep(j, res)
 		done := flowDoneMsg{res: res, err: err}
 		if ls != nil && res != nil {
 			lr := ls.read(res.kept)
@@ -204,7 +209,7 @@ func (m *model) answer(a answer) tea.Cmd {
 // flowAsked turns the flow's question into the screen that answers it.
 func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	m.reply = msg.reply
-	m.cancel = nil
+	m.cancel, m.live = nil, nil
 	m.answerText.reset()
 	switch q := msg.q.(type) {
 	case qReview:
@@ -246,6 +251,10 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		m.pendingRun = q.o
 		m.state = stSummary
 		return m, m.fence()
+	case qPick:
+		m.snippets = q.snips
+		m.state = stSnippet
+		return m, m.fence()
 	case qNet:
 		m.netQ = q.q
 		m.state = stNet
@@ -259,7 +268,10 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 // flowSaid renders the flow's event into the transcript and listens on.
 func (m *model) flowSaid(ev event) tea.Cmd {
 	var b bytes.Buffer
+	m.live = nil
 	switch ev := ev.(type) {
+	case evAnswer, evStdin:
+		m.sayAI(&b, ev)
 	case evQuestion:
 		b.WriteString(m.sty.warn.Render("the model asks: ") + effects.EscapeLine(ev.text))
 	case evReview:
@@ -320,7 +332,8 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 // flowDone keeps what the session needs of the pass and says how it ended.
 func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	m.state = stInput
-	m.reply, m.cancel, m.pendingRun, m.art = nil, nil, nil, nil
+	m.reply, m.cancel, m.pendingRun, m.art, m.live = nil, nil, nil, nil, nil
+	m.status = "" // "cancelling…" and the like are over
 	res, err := msg.res, msg.err
 	var cmds []tea.Cmd
 	cmds = append(cmds, m.sessionDone(msg))

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/nash-shell/nash/effects"
+	"github.com/nash-shell/nash/internal/conversation"
 	"github.com/nash-shell/nash/planner"
 	"github.com/nash-shell/nash/sandbox"
 	"github.com/nash-shell/nash/sandbox/egress"
@@ -70,13 +71,27 @@ type FindFunc func(ctx context.Context, query string, w io.Writer) error
 var ErrNoIndex = errors.New("the index is not set up: add files with nash index add PATH")
 
 // Config is everything the shell is started with. Planner is called at
-// most once, on the first request in English, so starting the shell
-// contacts no model.
+// most once per model, on the first request in English to it, so starting
+// the shell contacts no model.
 type Config struct {
-	Planner  func() (Planner, error)
-	Open     OpenFunc
-	Find     FindFunc // nil: :find says the index is not set up
-	Model    string   // shown in the prompt and by :model
+	// Planner builds the planner of model (a provider spec): the
+	// configured Model, or one :model switched to.
+	Planner func(model string) (Planner, error)
+	Open    OpenFunc
+	Find    FindFunc // nil: :find says the index is not set up
+	Model   string   // shown in the prompt and by :model
+	// Models lists the models of model's provider, for :model; nil: the
+	// shell lists none. SaveModel makes model the configured one (:model
+	// NAME --save writes it to the config file); nil: it cannot be saved.
+	Models    func(ctx context.Context, model string) ([]planner.ModelInfo, error)
+	SaveModel func(model string) error
+	// History is what the planner sees of earlier steps when the session
+	// starts: those of a resumed session (nash --resume, nash -c
+	// --continue). Keep, when set, is told each step of this one, so that
+	// it can be resumed; it is called from the goroutine of the pass and
+	// must not block long.
+	History  []planner.HistoryEntry
+	Keep     func(conversation.Exchange)
 	StateDir string   // where the history file lives; "" keeps no history
 	Dir      string   // the starting directory
 	Env      []string // the starting environment, as os.Environ
@@ -110,6 +125,10 @@ type Config struct {
 	// never delays that prompt, and stops it on exit; an error goes to
 	// the shell's log (nash.log in the state dir).
 	Background func(ctx context.Context) (stop func(), err error)
+	// FirstStart, when set, runs in the background once the first prompt
+	// is drawn; what it returns ("" for nothing) is shown above the
+	// prompt: the guidance of the first start without a working model.
+	FirstStart func(ctx context.Context) string
 	// BashSession carries one bash session from typed line to typed line
 	// (variables, $?, functions, aliases, options, umask, the directory
 	// stack), where the system has bash; Open must honour OpenSpec.Keep.

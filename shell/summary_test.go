@@ -39,7 +39,7 @@ func TestLineModeSummaryAfterCommit(t *testing.T) {
 			p := &fakePlanner{script: "echo hi > hi.txt"}
 			sb := &fakeSandbox{changes: []string{filepath.Join(dir, "hi.txt")}}
 			cfg := Config{
-				Planner: func() (Planner, error) { return p, nil },
+				Planner: func(string) (Planner, error) { return p, nil },
 				Open:    sb.open,
 				Model:   "test:model",
 				Dir:     dir,

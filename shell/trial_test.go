@@ -218,7 +218,7 @@ func TestTrialInLineMode(t *testing.T) {
 	sb := &fakeSandbox{changes: []string{filepath.Join(dir, "a.jpg")}}
 	ft := &fakeTester{}
 	cfg := Config{
-		Planner: func() (Planner, error) { return p, nil },
+		Planner: func(string) (Planner, error) { return p, nil },
 		Open:    sb.open, Tester: ft.make,
 		Model: "test:model", Dir: dir, Home: dir,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},

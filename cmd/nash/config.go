@@ -36,6 +36,23 @@ type configFile struct {
 	// ToolFiles adds patterns of tools' own files ("~/.myapp/state"), or
 	// takes a default out ("!**/.git/index").
 	ToolFiles []string `yaml:"tool_files"`
+	// Prices are what models cost, per million tokens, by spec
+	// ("openai:gpt-4o": {input: 2.5, output: 10}): providers report
+	// tokens, not prices.
+	Prices map[string]priceConfig `yaml:"prices"`
+	// Init shapes the key binding of nash init: what Alt+N does with the
+	// line, run (review, sandbox, commit) or insert (the planned script
+	// replaces the line, for editing); Alt+M does the other.
+	Init struct {
+		Action string `yaml:"action"`
+	} `yaml:"init"`
+}
+
+// priceConfig is a model's price in the config file.
+type priceConfig struct {
+	Input    float64 `yaml:"input"`
+	Output   float64 `yaml:"output"`
+	Currency string  `yaml:"currency"` // default USD
 }
 
 // serveConfig is the serve section of the config file.

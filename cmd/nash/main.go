@@ -125,7 +125,9 @@ func newRootCmd(io stdio, lookup func(string) (string, bool)) *cobra.Command {
 		newShareCmd(g, io),
 		newServeCmd(g, io),
 		newEvalCmd(g, io),
-		newInitCmd(io),
+		newModelsCmd(g, io),
+		newDoctorCmd(g, io),
+		newInitCmd(g, io),
 		newVersionCmd(io),
 	)
 	return root

@@ -22,9 +22,11 @@ type options struct {
 	editor     string   // NASH_EDITOR, editor:, $VISUAL, $EDITOR; "" means vi
 	indexRoots []string // NASH_INDEX_ROOTS (a list like PATH), index.roots
 	keys       shell.KeyMap
-	serveAddr  string    // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
-	shareURL   string    // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
-	net        netConfig // the config's net: section: what runs may (or may never) reach
+	serveAddr  string                   // NASH_SERVE_ADDR, serve.addr, else defaultServeAddr
+	shareURL   string                   // NASH_SHARE_URL, serve.url; "" derives it from serveAddr
+	net        netConfig                // the config's net: section: what runs may (or may never) reach
+	prices     map[string]planner.Price // prices:, by model spec
+	initAction string                   // init.action: run or insert
 	// limits are each run's limits (sandbox.max_processes and
 	// scratch_size, NASH_MAX_PROCESSES and NASH_SCRATCH_SIZE), as
 	// sandbox options.
@@ -117,6 +119,16 @@ func resolveOptions(lookup func(string) (string, bool), f globalFlags) (*options
 	}
 	if o.keys, err = keyMap(c.Keys); err != nil {
 		return nil, err
+	}
+	if o.prices, err = prices(c.Prices); err != nil {
+		return nil, err
+	}
+	switch o.initAction = c.Init.Action; o.initAction {
+	case "":
+		o.initAction = "run"
+	case "run", "insert":
+	default:
+		return nil, configError{fmt.Errorf("config: init.action is %s; want run or insert", effects.Quote(o.initAction))}
 	}
 	switch t := shell.TypedMode(c.Typed); t {
 	case "", shell.TypedAuto, shell.TypedAsk:

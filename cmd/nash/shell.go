@@ -26,6 +26,8 @@ type shellOptions struct {
 	print      bool
 	json       bool
 	saveScript string
+	cont       bool // -c --continue: go on with the last nash -c's conversation
+	resume     bool // --resume: the shell where its last session left off
 }
 
 // addShellFlags adds the flags of the shell and of nash -c to root.
@@ -38,6 +40,8 @@ func addShellFlags(root *cobra.Command, o *shellOptions) {
 	f.BoolVar(&o.print, "print", false, "with -c: print the script only, run nothing")
 	f.BoolVar(&o.json, "json", false, "with -c: print one JSON object describing the step")
 	f.StringVar(&o.saveScript, "save-script", "", "with -c: write the script that ran to `FILE` (for nash init)")
+	f.BoolVar(&o.cont, "continue", false, "with -c: go on with the last nash -c's exchange (the model sees it)")
+	f.BoolVar(&o.resume, "resume", false, "start the shell where its last session left off: its directory, and what the model saw")
 }
 
 const shellLong = `nash turns a request in English into a short script, shows what it will
@@ -68,8 +72,11 @@ func shellArgs(o *shellOptions) cobra.PositionalArgs {
 
 // runShell is the root command: the REPL, the line mode or a one-shot.
 func runShell(ctx context.Context, g *options, o shellOptions, args []string, io stdio) error {
-	if !o.command && (o.yes || o.dryRun || o.print || o.json || o.saveScript != "") {
-		return usageError{"--yes, --dry-run, --print, --json and --save-script go with -c TEXT"}
+	if !o.command && (o.yes || o.dryRun || o.print || o.json || o.saveScript != "" || o.cont) {
+		return usageError{"--yes, --dry-run, --print, --json, --save-script and --continue go with -c TEXT"}
+	}
+	if o.command && o.resume {
+		return usageError{"--resume starts the shell; with -c TEXT use --continue"}
 	}
 	if o.print && (o.dryRun || o.json) {
 		return usageError{"--print excludes --dry-run and --json"}
@@ -78,15 +85,15 @@ func runShell(ctx context.Context, g *options, o shellOptions, args []string, io
 	if err != nil {
 		return err
 	}
-	interactive := isTerminal(io.in) && isTerminal(io.out)
 	if o.command {
-		opts := shell.LineOptions{Yes: o.yes, DryRun: o.dryRun, Print: o.print, JSON: o.json, SaveScript: o.saveScript}
-		if isTerminal(io.in) || o.yes {
-			opts.ScriptStdin = io.in
-		}
-		return shell.OneShot(ctx, cfg, strings.Join(args, " "), io.in, io.out, io.err, opts)
+		return oneShot(ctx, g, o, cfg, strings.Join(args, " "), io)
 	}
+	if err := resumeSession(g, &cfg, o.resume, io.err); err != nil {
+		return err
+	}
+	interactive := isTerminal(io.in) && isTerminal(io.out)
 	if interactive {
+		cfg.FirstStart = firstStart(g)
 		return shell.Run(ctx, cfg, io.in.(*os.File), io.out.(*os.File))
 	}
 	var lo shell.LineOptions
@@ -105,18 +112,11 @@ func shellConfig(g *options, io stdio) (shell.Config, error) {
 	}
 	model, stateDir := g.planModel(), g.stateDir
 	return shell.Config{
-		Planner: func() (shell.Planner, error) {
-			mem, err := planner.OpenMemory(stateDir)
-			if err != nil {
-				return nil, err
-			}
-			var commands []planner.Command
-			if g.commands != nil {
-				commands = g.commands()
-			}
-			return planner.New(planner.ModelSpec(model), planner.Getenv(g.getenv), planner.UseMemory(mem),
-				planner.UseRetriever(indexRetriever{g}, 5), planner.Commands(commands))
+		Planner: func(model string) (shell.Planner, error) { return requestPlanner(g, model) },
+		Models: func(ctx context.Context, model string) ([]planner.ModelInfo, error) {
+			return listModels(ctx, g, model)
 		},
+		SaveModel: func(model string) error { return saveModel(g, model) },
 		Open: func(ctx context.Context, s shell.OpenSpec) (shell.Sandbox, error) {
 			opts := append([]sandbox.Option{sandbox.StateDir(stateDir), sandbox.Unprotected(s.Unprotected)}, g.limits...)
 			if s.Network {

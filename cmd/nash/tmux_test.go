@@ -101,7 +101,7 @@ func startNashIn(t *testing.T, answers string, files map[string]string, env ...s
 			t.Errorf("nash had a data race:\n%s", b)
 		}
 	})
-	tn.waitFor(`\(openai:test-model\)`)
+	tn.waitFor(`\([^)\n]+\) \[   \]`) // the prompt: dir (model) [   ]
 	return tn
 }
 

@@ -54,6 +54,9 @@ func newLogCmd(g *options, io stdio) *cobra.Command {
 				if len(t.Network) > 0 {
 					fmt.Fprintf(tw, "\t\t\t\t\t%s\n", oneLine(netBrief(t.Network), 100))
 				}
+				if t.Tokens != nil {
+					fmt.Fprintf(tw, "\t\t\t\t\tmodel: %s\n", tokenText(*t.Tokens))
+				}
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -109,6 +112,9 @@ func newShowCmd(g *options, io stdio) *cobra.Command {
 			}
 			if t.Summary != "" {
 				fmt.Fprintf(io.out, "summary: %s\n", effects.EscapeLine(t.Summary))
+			}
+			if t.Tokens != nil {
+				fmt.Fprintf(io.out, "model: %s\n", tokenText(*t.Tokens))
 			}
 			if t.Script != "" {
 				fmt.Fprintf(io.out, "script:\n%s\n", indent(effects.EscapeText(t.Script)))
