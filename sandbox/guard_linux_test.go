@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -174,6 +175,11 @@ func TestScriptCannotTypeIntoTerminal(t *testing.T) {
 	}
 	if got := pendingInput(t, slave); got != "" {
 		t.Fatalf("the script typed %q into the person's terminal (%s)", got, strings.TrimSpace(screen))
+	}
+	// Nor into its own: what is left unread there goes to nash's next
+	// prompt as the person's typeahead.
+	if !regexp.MustCompile(`injected: *\r?\n`).MatchString(screen) {
+		t.Fatalf("the script could type into its own terminal: %q", screen)
 	}
 }
 

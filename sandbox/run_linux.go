@@ -63,6 +63,12 @@ type Pending struct {
 	NetworkError string `json:"network_error,omitempty"`
 	// Kept holds the files the run left in the Keep directory, by name.
 	Kept map[string][]byte `json:"-"`
+	// Typeahead is what the person typed on the terminal while the
+	// script ran that the script did not read, as its terminal's line
+	// discipline left it (lines end in "\n"): a shell hands it to its
+	// next prompt, as bash does. Set only where the script could not
+	// type into its terminal itself.
+	Typeahead []byte `json:"-"`
 }
 
 // New returns a Sandbox and completes or rolls back whatever an earlier nash
@@ -371,6 +377,9 @@ func (s *Sandbox) Run(ctx context.Context, script string) (*Pending, error) {
 	}
 	if netErr != nil {
 		p.NetworkError = netErr.Error()
+	}
+	if t := ch.io.term; t != nil && res.Sealed {
+		p.Typeahead = t.typeahead
 	}
 	if scratchFS != nil && scratchFull(scratchFS) {
 		p.ScratchFull = s.scratchSize

@@ -33,6 +33,7 @@ type Pending struct {
 	ScratchFull  int64              `json:"scratch_full,omitempty"`
 	Unlimited    []string           `json:"unlimited,omitempty"`
 	Kept         map[string][]byte  `json:"-"`
+	Typeahead    []byte             `json:"-"`
 }
 
 // Warning is something a script may not be able to change in the sandbox

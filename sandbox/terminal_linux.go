@@ -45,6 +45,9 @@ type terminal struct {
 	winchDone chan struct{}
 	mu        sync.Mutex // serializes raw mode and its restoring
 	raw       bool
+	// typeahead is what the person typed that the script left unread,
+	// taken from its terminal once the sandbox is gone.
+	typeahead []byte
 
 	// What the output did that the reset must undo.
 	track outputTracker
@@ -384,6 +387,9 @@ func (t *terminal) finish() {
 	signal.Stop(t.winch)
 	close(t.winch)
 	<-t.winchDone
+	if t.inDone != nil {
+		t.typeahead = unread(t.master)
+	}
 	unix.Close(t.master)
 	t.master = -1
 	t.unsetRaw()
@@ -395,6 +401,49 @@ func (t *terminal) finish() {
 		return
 	}
 	_, _ = t.out.Write(t.track.reset())
+}
+
+// maxTypeahead bounds what is taken back from the script's terminal: a
+// pseudo-terminal's input queue holds 4 KiB.
+const maxTypeahead = 4096
+
+// unread returns what waits unread on the terminal whose master is given,
+// once nothing holds its other side: the keys the person typed that the
+// script did not read. The line discipline has already applied the
+// person's edits (erase, kill) to a line not yet ended; reading without
+// canonical mode takes that part too.
+func unread(master int) []byte {
+	s, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(master), unix.TIOCGPTPEER, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	if errno != 0 {
+		return nil
+	}
+	fd := int(s)
+	defer unix.Close(fd)
+	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil
+	}
+	tio.Lflag &^= unix.ICANON | unix.ECHO
+	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
+	if unix.IoctlSetTermios(fd, unix.TCSETS, tio) != nil {
+		return nil
+	}
+	buf := make([]byte, maxTypeahead)
+	n := 0
+	for n < len(buf) {
+		k, err := unix.Read(fd, buf[n:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if k <= 0 || err != nil {
+			break
+		}
+		n += k
+	}
+	if n == 0 {
+		return nil
+	}
+	return buf[:n]
 }
 
 // outputTracker follows what a script's terminal output does that the

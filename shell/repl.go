@@ -234,8 +234,9 @@ type (
 		err    error
 	}
 	runDoneMsg struct {
-		out *outcome
-		err error
+		out       *outcome
+		err       error
+		typeahead []byte
 	}
 	builtinMsg  struct{ text string }
 	printMsg    struct{ text string } // output to add to the transcript, staying in the same state
@@ -353,6 +354,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.answer(answer{text: msg.script})
 	case runDoneMsg:
+		m.ahead += typedAhead(msg.typeahead)
 		if msg.err == nil && msg.out == nil {
 			msg.err = errors.New("the run ended without a result")
 		}

@@ -246,7 +246,7 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		if m.tty != nil {
 			r.stdout = m.tty // the terminal itself, not the program's writer
 		}
-		return m, m.exec(r, func(err error) tea.Msg { return runDoneMsg{r.out, err} })
+		return m, m.exec(r, func(err error) tea.Msg { return runDoneMsg{r.out, err, r.typeahead} })
 	case qDecide:
 		m.pendingRun = q.o
 		m.state = stSummary
@@ -357,7 +357,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	default:
 		cmds = append([]tea.Cmd{m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))}, cmds...)
 	}
-	return m, tea.Sequence(append(cmds, m.nextQueued())...)
+	return m, tea.Sequence(append(cmds, m.nextQueued(), m.nextAhead())...)
 }
 
 // runExec runs the script as a tea.ExecCommand: bubbletea releases the
@@ -369,6 +369,9 @@ type runExec struct {
 	stdout io.Writer
 	stderr io.Writer
 	out    *outcome
+	// typeahead is what the person typed during the run that the script
+	// left unread, when no question follows.
+	typeahead []byte
 }
 
 func (r *runExec) SetStdin(in io.Reader) { r.stdin = in }
@@ -382,12 +385,19 @@ func (r *runExec) SetStderr(w io.Writer) { r.stderr = w }
 // Run runs the script; the outcome is kept for the callback. When a
 // question follows, what waits on the terminal is dropped first, before
 // the program reads keys again: only keys typed after the question
-// answer it.
+// answer it. Otherwise what the person typed during the run and the
+// script did not read goes to the next prompt.
 func (r *runExec) Run() error {
 	o, err := r.f(r.stdin, r.stdout, r.stderr)
 	r.out = o
-	if f, ok := r.stdin.(*os.File); ok && o != nil && hasOutcome(o) {
-		sandbox.DiscardInput(f)
+	switch {
+	case o == nil:
+	case hasOutcome(o):
+		if f, ok := r.stdin.(*os.File); ok {
+			sandbox.DiscardInput(f)
+		}
+	default:
+		r.typeahead = o.pending.Typeahead
 	}
 	return err
 }

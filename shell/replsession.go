@@ -18,6 +18,11 @@ type replSession struct {
 	// queued are lines submitted while the shell could not take them
 	// (~/.bashrc still being read): they run in order, as typed.
 	queued []string
+	// ahead is what the person typed while a script ran and the script
+	// left unread (typedAhead): its lines are submitted in turn when the
+	// prompt is free, as bash reads typeahead, and an unfinished last
+	// line goes into the editor.
+	ahead string
 }
 
 // rcDelay is how long after start the shell starts reading ~/.bashrc:

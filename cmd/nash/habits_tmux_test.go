@@ -26,9 +26,9 @@ func (tn *tmuxNash) requests() int {
 	return strings.Count(string(b), "=== request ")
 }
 
-// typeLineDone types a line and waits for the prompt after it: keys typed
-// while a line runs go to its terminal, and what it leaves unread is not
-// yet handed to the next prompt (issue 19's typeahead, not done).
+// typeLineDone types a line and waits for the prompt after it, for a test
+// that means the next keys for the prompt rather than for the line (what
+// a line leaves unread goes to the prompt: TestTmuxTypeahead).
 func (tn *tmuxNash) typeLineDone(text string) {
 	tn.t.Helper()
 	prompt := regexp.MustCompile(`\(openai:test-model\) `)
@@ -82,4 +82,36 @@ func TestTmuxBackgroundJobNote(t *testing.T) {
 	tn.waitFor(`background jobs end with their line: it waits for them`)
 	tn.waitFor(`(?m)^started`)
 	tn.waitFor(`\[   \]`)
+}
+
+// TestTmuxTypeahead: what the person types while a line runs, and the
+// line does not read, goes to the next prompt, as in bash: a finished line
+// runs, an unfinished one waits in the editor.
+func TestTmuxTypeahead(t *testing.T) {
+	tn := startNash(t, "")
+	tn.typeLine("echo running; sleep 3")
+	tn.waitFor(`(?m)^running`)
+	tn.typeLine("echo ahead-$((6*7))")
+	tn.tmux("send-keys", "-t", tn.target, "-l", "echo part")
+	tn.waitFor(`(?m)^ahead-42\s*$`)
+	tn.waitFor(`\(openai:test-model\) (\[cmd\] )?echo part`)
+	tn.send("Enter")
+	tn.waitFor(`(?m)^part\s*$`)
+	if n := tn.requests(); n != 0 {
+		tn.fatalf("typed-ahead lines sent %d request(s) to the model", n)
+	}
+}
+
+// TestTmuxScriptCannotTypeAhead: a script that types a line into its own
+// terminal (TIOCSTI) does not get it run at nash's next prompt: the
+// sandbox refuses TIOCSTI, so what is left unread there is the person's.
+func TestTmuxScriptCannotTypeAhead(t *testing.T) {
+	tn := startNash(t, "")
+	tn.typeLine(`perl -e 'ioctl(STDIN, 0x5412, $_) or $no++ for split //, "echo pwned\n"; print $no ? "refused\n" : "typed\n"'`)
+	tn.waitFor(`(?m)^(refused|typed)\s*$`)
+	tn.typeLineDone("echo after")
+	s := tn.waitFor(`(?m)^after\s*$`)
+	if regexp.MustCompile(`(?m)^pwned`).MatchString(s) || !regexp.MustCompile(`(?m)^refused`).MatchString(s) {
+		tn.fatalf("a line the script typed ran at nash's prompt")
+	}
 }

@@ -150,12 +150,12 @@ func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan er
 		r.Error = err.Error()
 		return r, scratch
 	}
-	code, renames, err := runScript(cfg, sigs, ctl)
+	code, renames, sealed, err := runScript(cfg, sigs, ctl)
 	if err != nil {
 		r.Error = err.Error()
 		return r, scratch
 	}
-	r.Started, r.ExitCode, r.Renames = true, code, renames
+	r.Started, r.ExitCode, r.Renames, r.Sealed = true, code, renames, sealed
 	return r, scratch
 }
 
@@ -591,14 +591,15 @@ const rootCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_
 // own (on its own terminal when cfg.Tty is set), and waits for it, reaping
 // every orphan meanwhile and telling the parent when the script is
 // stopped. It returns the script's exit code (128+signal when a signal
-// ended it) and the directories moved for it.
-func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename, error) {
+// ended it), the directories moved for it, and whether its seccomp filter
+// (which refuses TIOCSTI) was in place.
+func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (code int, moved []Rename, sealed bool, err error) {
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
 	runtime.LockOSThread()
 	if err := dropCaps(cfg.Root); err != nil {
-		return 0, nil, fmt.Errorf("drop capabilities: %w", err)
+		return 0, nil, false, fmt.Errorf("drop capabilities: %w", err)
 	}
 	// The script inherits this thread's rename filter (seccomp_linux.go).
 	sup := watchRenames()
@@ -622,13 +623,13 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 	if t := cfg.Tty; t != nil {
 		master, s, err := openTerminal(t)
 		if err != nil {
-			return 0, nil, fmt.Errorf("make the script's terminal: %w", err)
+			return 0, nil, false, fmt.Errorf("make the script's terminal: %w", err)
 		}
 		slave = os.NewFile(uintptr(s), "tty")
 		if err := unix.IoctlSetInt(s, unix.TIOCSCTTY, 0); err != nil {
 			unix.Close(master)
 			slave.Close()
-			return 0, nil, fmt.Errorf("take the script's terminal: %w", err)
+			return 0, nil, false, fmt.Errorf("take the script's terminal: %w", err)
 		}
 		streams := []*io.Writer{nil, &cmd.Stdout, &cmd.Stderr}
 		for i := 0; i < 3; i++ {
@@ -648,7 +649,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 		unix.Close(master)
 		if err != nil {
 			slave.Close()
-			return 0, nil, fmt.Errorf("hand over the script's terminal: %w", err)
+			return 0, nil, false, fmt.Errorf("hand over the script's terminal: %w", err)
 		}
 	}
 	// The script and everything it starts share the process cap; the
@@ -659,7 +660,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 	// pid namespace's pid_max holds what that could let through).
 	attr.Ptrace = cfg.MaxProcs > 0
 	cmd.SysProcAttr = attr
-	err := cmd.Start()
+	err = cmd.Start()
 	if err != nil && attr.Ptrace {
 		retry := exec.Command(cmd.Path, cmd.Args[1:]...)
 		retry.Env, retry.Dir = cmd.Env, cmd.Dir
@@ -672,7 +673,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 		slave.Close()
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("start %s: %w", cfg.Shell, err)
+		return 0, nil, false, fmt.Errorf("start %s: %w", cfg.Shell, err)
 	}
 	pid := cmd.Process.Pid
 	if cfg.MaxProcs > 0 {
@@ -692,7 +693,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 		}
 		if err != nil {
 			_ = unix.Kill(pid, unix.SIGKILL)
-			return 0, nil, fmt.Errorf("cap the script's processes: %w", err)
+			return 0, nil, false, fmt.Errorf("cap the script's processes: %w", err)
 		}
 	}
 	go func() {
@@ -724,7 +725,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 			continue
 		}
 		if err != nil {
-			return 0, nil, fmt.Errorf("wait for script: %w", err)
+			return 0, nil, false, fmt.Errorf("wait for script: %w", err)
 		}
 		if wpid != pid {
 			continue // an orphan the init reaps (or one that stopped)
@@ -738,7 +739,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 			}
 			continue
 		}
-		code := ws.ExitStatus()
+		code = ws.ExitStatus()
 		if ws.Signaled() {
 			code = 128 + int(ws.Signal())
 		}
@@ -748,7 +749,7 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (int, []Rename,
 		for fd := 0; fd <= 2; fd++ {
 			_ = unix.Close(fd)
 		}
-		return code, sup.report(), nil
+		return code, sup.report(), sup != nil, nil
 	}
 }
 

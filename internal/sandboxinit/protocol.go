@@ -7,7 +7,9 @@ package sandboxinit
 // moved for the script. Version 4: the init hands the sandbox's network
 // traffic to nash when EgressEnvVar names a descriptor. Version 5: the
 // terminal, limits, the scratch tmpfs and the control socket's messages.
-const Version = 5
+// Version 6: the Result says whether the script could type into its
+// terminal (Sealed).
+const Version = 6
 
 // Config is what the parent sends the sandbox init over its config pipe
 // (EncodeConfig; the json tags only name the fields).
@@ -61,6 +63,10 @@ type Result struct {
 	// Renames are the directories of the lower layers that the init moved
 	// for the script (see rename_linux.go), in the order it moved them.
 	Renames []Rename `json:"renames,omitempty"`
+	// Sealed says the script could not type into its own terminal
+	// (TIOCSTI refused by the seccomp filter): what it left unread there
+	// was typed by the person, and nash may hand it to its next prompt.
+	Sealed bool `json:"sealed,omitempty"`
 }
 
 // Rename is a directory that existed before the run and that the script

@@ -58,11 +58,19 @@ const (
 )
 
 // renameCall is one architecture's rename system calls, as the filter
-// sees them.
+// sees them, and its ioctl calls, whose TIOCSTI the filter refuses.
 type renameCall struct {
-	arch uint32
-	nrs  map[uint32]renameKind
+	arch   uint32
+	nrs    map[uint32]renameKind
+	ioctls []uint32
 }
+
+// The filter also refuses TIOCSTI, on every descriptor: a script could
+// otherwise type into its own terminal what nash reads back from it after
+// the run as the person's typeahead (sandbox/terminal_linux.go), and so
+// type a line at nash's prompt. The ioctl's request is an unsigned int:
+// the kernel reads only the argument's low 32 bits, and so does the filter.
+const tiocsti = unix.TIOCSTI
 
 // renameKind says how a rename call passes its arguments.
 type renameKind int
@@ -83,24 +91,39 @@ func bpfJump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 }
 
 // renameFilter is the BPF program: for each architecture in calls, its
-// rename calls are sent to the supervisor, everything else is allowed.
+// rename calls are sent to the supervisor, its TIOCSTI ioctls fail with
+// EPERM, everything else is allowed.
 func renameFilter(calls []renameCall) []unix.SockFilter {
 	const (
 		ldArch = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq    = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 		ret    = unix.BPF_RET | unix.BPF_K
+		// seccomp_data.args[1]'s low word (little-endian, as every
+		// architecture nash builds for).
+		arg1Low = 24
 	)
 	var prog []unix.SockFilter
 	prog = append(prog, bpfStmt(ldArch, 4)) // seccomp_data.arch
 	for _, c := range calls {
-		// The block for one arch: skip it unless the arch matches.
+		// The block for one arch: skip it unless the arch matches. Its
+		// tail: allow (a), notify (n), then the ioctl check.
 		block := []unix.SockFilter{bpfStmt(ldArch, 0)} // seccomp_data.nr
 		nrs := sortedNrs(c.nrs)
+		tests := len(nrs) + len(c.ioctls)
+		for i, nr := range c.ioctls {
+			// Jump past allow and notify to the ioctl check.
+			block = append(block, bpfJump(jeq, nr, uint8(tests-i-1+2), 0))
+		}
 		for i, nr := range nrs {
-			// Jump to the notify at the end of the block on a match.
+			// Jump to the notify on a match.
 			block = append(block, bpfJump(jeq, nr, uint8(len(nrs)-i), 0))
 		}
 		block = append(block, bpfStmt(ret, unix.SECCOMP_RET_ALLOW), bpfStmt(ret, unix.SECCOMP_RET_USER_NOTIF))
+		block = append(block,
+			bpfStmt(ldArch, arg1Low),
+			bpfJump(jeq, tiocsti, 0, 1),
+			bpfStmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM)),
+			bpfStmt(ret, unix.SECCOMP_RET_ALLOW))
 		prog = append(prog, bpfJump(jeq, c.arch, 0, uint8(len(block))))
 		prog = append(prog, block...)
 	}

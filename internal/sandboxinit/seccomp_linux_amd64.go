@@ -10,9 +10,9 @@ func renameCalls() []renameCall {
 		{arch: unix.AUDIT_ARCH_X86_64, nrs: map[uint32]renameKind{
 			82: callRename, 264: callRenameat, 316: callRenameat2,
 			x32 | 82: callRename, x32 | 264: callRenameat, x32 | 316: callRenameat2,
-		}},
+		}, ioctls: []uint32{16, x32 | 514}},
 		{arch: unix.AUDIT_ARCH_I386, nrs: map[uint32]renameKind{
 			38: callRename, 302: callRenameat, 353: callRenameat2,
-		}},
+		}, ioctls: []uint32{54}},
 	}
 }

@@ -5,6 +5,6 @@ import "golang.org/x/sys/unix"
 // renameCalls lists the rename calls of arm64 (which has no rename(2)).
 func renameCalls() []renameCall {
 	return []renameCall{
-		{arch: unix.AUDIT_ARCH_AARCH64, nrs: map[uint32]renameKind{38: callRenameat, 276: callRenameat2}},
+		{arch: unix.AUDIT_ARCH_AARCH64, nrs: map[uint32]renameKind{38: callRenameat, 276: callRenameat2}, ioctls: []uint32{29}},
 	}
 }

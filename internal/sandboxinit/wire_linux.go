@@ -310,6 +310,7 @@ func EncodeResult(res *Result) []byte {
 		w.str(r.To)
 		w.uint(r.Ino)
 	}
+	w.bool(res.Sealed)
 	return w.b
 }
 
@@ -333,6 +334,7 @@ func DecodeResult(b []byte) (*Result, error) {
 			m.From, m.To, m.Ino = r.str(), r.str(), r.uint()
 		}
 	}
+	res.Sealed = r.bool()
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("decode sandbox result: %w", err)
 	}
