@@ -54,6 +54,8 @@ type lineSession struct {
 	cache *dumpCache
 	// bashEnv is the person's own BASH_ENV, put back by the prologue.
 	bashEnv *string
+	// defined names the session's aliases and functions.
+	defined map[string]bool
 }
 
 // line writes the state file for the next line, unless the one written
@@ -94,9 +96,15 @@ func (b *bashSession) line() (*lineSession, error) {
 		}
 		b.written = text
 	}
-	l := &lineSession{file: file, out: out, skip: b.skip, cache: &b.cache}
+	l := &lineSession{file: file, out: out, skip: b.skip, cache: &b.cache, defined: map[string]bool{}}
 	if b.st != nil {
 		l.bashEnv = b.st.bashEnv
+		for n := range b.st.aliasNames {
+			l.defined[n] = true
+		}
+		for n := range b.st.funcNames {
+			l.defined[n] = true
+		}
 	}
 	return l, nil
 }

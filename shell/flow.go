@@ -52,6 +52,9 @@ type job struct {
 	// keep is the directory where a typed line's bash leaves the
 	// session's state (OpenSpec.Keep); "" for the rest.
 	keep string
+	// shadowed names the session's aliases and functions: a line that
+	// calls one of them is no look at the host (hostrun.go).
+	shadowed map[string]bool
 }
 
 // flowOptions are what the command line says about a pass.
@@ -150,11 +153,12 @@ type (
 		ran  bool
 		kept string // the run kept (Sandbox.Keep), to commit later; "" when nothing was lost
 	} // aborted, before or after the run
-	evExit         struct{ code int }   // the script's exit status, when not 0
-	evUnsandboxed  struct{}             // ran without a sandbox (--unprotected): nothing to show or undo
-	evNoChanges    struct{ typed bool } // the run changed nothing; typed: a command as typed, which says nothing of it
-	evOutcome      struct{ o *outcome } // the effect summary and what was not predicted
-	evNotCommitted struct{ err error }  // the commit was refused (locked paths); the person may pick others
+	evExit         struct{ code int }            // the script's exit status, when not 0
+	evUnsandboxed  struct{}                      // ran without a sandbox (--unprotected): nothing to show or undo
+	evHostLook     struct{ h *effects.HostLook } // runs on the host: it only looks (or signals, confirmed)
+	evNoChanges    struct{ typed bool }          // the run changed nothing; typed: a command as typed, which says nothing of it
+	evOutcome      struct{ o *outcome }          // the effect summary and what was not predicted
+	evNotCommitted struct{ err error }           // the commit was refused (locked paths); the person may pick others
 	evCommitted    struct {
 		tx    *sandbox.Tx
 		paths []string
@@ -185,6 +189,7 @@ func (evDryRun) isEvent()        {}
 func (evAborted) isEvent()       {}
 func (evExit) isEvent()          {}
 func (evUnsandboxed) isEvent()   {}
+func (evHostLook) isEvent()      {}
 func (evNoChanges) isEvent()     {}
 func (evOutcome) isEvent()       {}
 func (evNotCommitted) isEvent()  {}
@@ -241,6 +246,7 @@ type RunRecord struct {
 	Surprises   *effects.Surprises `json:"surprises,omitempty"`
 	Unprotected []string           `json:"unprotected,omitempty"` // changed live (--unprotected)
 	Unsandboxed bool               `json:"unsandboxed,omitempty"` // ran with no sandbox at all (--unprotected)
+	Host        bool               `json:"host,omitempty"`        // only looked at the host's processes (or signalled them), there
 	// Network lists what the run tried to reach, allowed or not;
 	// NetworkError says why that could not be watched.
 	Network      []egress.Contact `json:"network,omitempty"`
@@ -287,6 +293,8 @@ type outcome struct {
 	// own files (Config.ToolFiles).
 	own, tools *effects.ChangeSet
 	toolNames  []string // whose files tools holds: "git", "vim"
+	// host is set for a script that ran on the host (hostrun.go).
+	host *effects.HostLook
 }
 
 // changed reports whether the run left anything to commit.
@@ -340,6 +348,7 @@ func (e *engine) flow(ctx context.Context, f face, j job) (*flowResult, error) {
 	// of it (t, examples).
 	fresh := true
 	tr := &trial{}
+	confirmed := false // the person confirmed what cannot be undone
 review:
 	for {
 		if a.Question != "" {
@@ -382,6 +391,7 @@ review:
 			if !ok {
 				return r, e.aborted(f, r, false, "", ErrAborted)
 			}
+			confirmed = true
 			break review
 		}
 		if fresh {
@@ -410,6 +420,7 @@ review:
 			case !ok:
 				return r, e.aborted(f, r, false, "", ErrAborted)
 			}
+			confirmed = true
 			break review
 		case actEdit:
 			edited, err := f.edit(a.Script)
@@ -480,6 +491,20 @@ review:
 			}
 			allowed = append(allowed, chosen...)
 		}
+	}
+
+	// A look at the host runs there (hostrun.go); one that signals its
+	// processes only once the person confirmed it.
+	if h := e.hostLook(j, script); h != nil && (len(h.Acts) == 0 || confirmed) {
+		f.say(evHostLook{h})
+		o, err := f.run(func(stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
+			return e.runHost(ctx, h, j.dir, j.env, stdin, stdout, stderr)
+		})
+		if err != nil {
+			return r, err
+		}
+		r.ran = true
+		return e.finish(ctx, f, j, r, o, entryOf(j, script), true)
 	}
 
 	// The run in the sandbox, on the streams the face hands over.
@@ -634,6 +659,11 @@ func (e *engine) finish(ctx context.Context, f face, j job, r *flowResult, o *ou
 		f.say(evExit{p.ExitCode})
 	}
 	switch {
+	case o.host != nil:
+		run.Host = true
+		r.history = append(r.history, entry)
+		r.saved = script
+		return r, status()
 	case p.Unsandboxed:
 		r.history = append(r.history, entry)
 		f.say(evUnsandboxed{})

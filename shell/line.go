@@ -260,7 +260,7 @@ func (l *liner) pass(ctx context.Context, j job) (*flowResult, error) {
 		if ls, err = l.st.bash.line(); err != nil {
 			fmt.Fprintf(l.errw, "nash: %s\n", effects.EscapeText(err.Error()))
 		} else {
-			j.env, j.keep = ls.environ(j.env), ls.out
+			j.env, j.keep, j.shadowed = ls.environ(j.env), ls.out, ls.defined
 		}
 	}
 	res, err := l.e.flow(ctx, l, j)
@@ -530,6 +530,8 @@ func (l *liner) say(ev event) {
 		fmt.Fprintf(w, "nash: the script exited with status %d\n", ev.code)
 	case evUnsandboxed:
 		fmt.Fprintln(w, "nash: ran WITHOUT a sandbox (--unprotected): no summary, nothing to undo")
+	case evHostLook:
+		fmt.Fprintf(w, "nash: %s\n", effects.EscapeText(hostNote(ev.h)))
 	case evNoChanges:
 		if !ev.typed {
 			fmt.Fprintln(w, "nash: no changes")

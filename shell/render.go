@@ -195,6 +195,8 @@ func confirmReason(rep *effects.Report, dir string) string {
 		return "it deletes outside " + effects.Quote(dir) + " (" + strings.Join(outside, ", ") + ") and does things the sandbox cannot undo"
 	case len(outside) > 0:
 		return "it deletes outside " + effects.Quote(dir) + ": " + strings.Join(outside, ", ")
+	case rep.Host() == effects.HostActs:
+		return "it signals processes on the host, which cannot be undone"
 	case rep.Irreversible || rep.Risk >= effects.CannotUndo:
 		return "it does things the sandbox cannot undo"
 	}

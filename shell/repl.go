@@ -354,7 +354,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.answer(answer{text: msg.script})
 	case runDoneMsg:
-		m.ahead += typedAhead(msg.typeahead)
+		m.runTypeahead(msg.typeahead)
 		if msg.err == nil && msg.out == nil {
 			msg.err = errors.New("the run ended without a result")
 		}
@@ -367,7 +367,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtinMsg:
 		m.state = stInput
 		m.st.Forget()
-		return m, tea.Sequence(m.println(strings.TrimRight(msg.text, "\n")), m.nextQueued())
+		return m, tea.Sequence(m.println(strings.TrimRight(msg.text, "\n")), m.nextQueued(), m.replayTyped())
 	case printMsg:
 		return m, m.println(strings.TrimRight(msg.text, "\n"))
 	case historyErrM:
@@ -404,11 +404,12 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m.searchKey(k)
 		}
 		return m.inputKey(k)
-	case stWaiting:
-		if k.String() == "ctrl+c" && m.cancel != nil {
+	case stWaiting, stRunning:
+		if k.String() == "ctrl+c" && m.cancel != nil && m.state == stWaiting {
 			m.cancel()
 			m.status = "cancelling…"
 		}
+		m.holdKey(k)
 		return m, nil
 	case stReview:
 		return m.reviewKey(k)

@@ -211,6 +211,13 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 	m.reply = msg.reply
 	m.cancel, m.live = nil, nil
 	m.answerText.reset()
+	switch msg.q.(type) {
+	case qRun, qEdit:
+	default:
+		// A question: keys typed before it neither answer it nor wait
+		// for the prompt after it.
+		m.dropTyped()
+	}
 	switch q := msg.q.(type) {
 	case qReview:
 		m.art = q.a
@@ -242,6 +249,7 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		})
 	case qRun:
 		m.state = stRunning
+		m.runStarted()
 		r := &runExec{f: q.f}
 		if m.tty != nil {
 			r.stdout = m.tty // the terminal itself, not the program's writer
@@ -304,6 +312,8 @@ func (m *model) flowSaid(ev event) tea.Cmd {
 		b.WriteString(m.sty.warn.Render(fmt.Sprintf("exit status %d", ev.code)))
 	case evUnsandboxed:
 		b.WriteString(m.sty.err.Render("ran WITHOUT a sandbox: no summary, nothing to undo"))
+	case evHostLook:
+		b.WriteString(m.sty.dim.Render(effects.EscapeText(hostNote(ev.h))))
 	case evNoChanges:
 		if !ev.typed {
 			b.WriteString(m.sty.dim.Render("no changes"))
@@ -357,7 +367,7 @@ func (m *model) flowDone(msg flowDoneMsg) (tea.Model, tea.Cmd) {
 	default:
 		cmds = append([]tea.Cmd{m.println(m.sty.err.Render("nash: ") + effects.EscapeText(err.Error()))}, cmds...)
 	}
-	return m, tea.Sequence(append(cmds, m.nextQueued(), m.nextAhead())...)
+	return m, tea.Sequence(append(cmds, m.nextQueued(), m.replayTyped())...)
 }
 
 // runExec runs the script as a tea.ExecCommand: bubbletea releases the

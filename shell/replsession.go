@@ -18,11 +18,10 @@ type replSession struct {
 	// queued are lines submitted while the shell could not take them
 	// (~/.bashrc still being read): they run in order, as typed.
 	queued []string
-	// ahead is what the person typed while a script ran and the script
-	// left unread (typedAhead): its lines are submitted in turn when the
-	// prompt is free, as bash reads typeahead, and an unfinished last
-	// line goes into the editor.
-	ahead string
+	// typed holds the keys typed ahead, for the prompt (typeahead.go);
+	// runMark is where the running script's unread keys go among them.
+	typed   []tea.KeyPressMsg
+	runMark int
 }
 
 // rcDelay is how long after start the shell starts reading ~/.bashrc:
@@ -90,7 +89,7 @@ func (m *model) rcDone(msg rcDoneMsg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.println(m.sty.dim.Render("nash: "+effects.EscapeText(n))))
 	}
 	m.reroute()
-	return m, tea.Sequence(append(cmds, m.nextQueued())...)
+	return m, tea.Sequence(append(cmds, m.nextQueued(), m.replayTyped())...)
 }
 
 // nextQueued dispatches the next queued line when the prompt is free.
@@ -123,7 +122,7 @@ func (m *model) sessionLine(j *job) *lineSession {
 		m.log.Warn("bash session", "err", err)
 		return nil
 	}
-	j.env, j.keep = ls.environ(j.env), ls.out
+	j.env, j.keep, j.shadowed = ls.environ(j.env), ls.out, ls.defined
 	return ls
 }
 

@@ -157,7 +157,7 @@ func TestConfirmReason(t *testing.T) {
 		{"rm /home/ann/*/x", "deletes outside"},
 		{"if then fi", "cannot tell what it does"},
 		{"curl -X POST -d @f https://example.com", "cannot undo"},
-		{"kill 1234", "cannot undo"},
+		{"kill 1234", "signals processes on the host, which cannot be undone"},
 	} {
 		got := confirmReason(newEngine(Config{Home: "/home/ann"}).analyze(tc.script, dir), dir)
 		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {

@@ -10,7 +10,7 @@ import (
 // typedAhead turns what a script's terminal held unread after the run
 // into text for the prompt. Its line discipline has applied the person's
 // edits already; lines end in "\n" (a "\r" ends one too, for a terminal
-// that does not map it); a tab is a space, as in a paste; escape
+// that does not map it); a tab stays a tab (it completes); escape
 // sequences (arrow keys and the like), other control characters and
 // what is not UTF-8 are dropped.
 func typedAhead(b []byte) string {
@@ -21,7 +21,7 @@ func typedAhead(b []byte) string {
 		case c == '\n' || c == '\r':
 			out.WriteByte('\n')
 		case c == '\t':
-			out.WriteByte(' ')
+			out.WriteByte('\t')
 		case c == 0x1b:
 			i = skipEscape(b, i)
 		case c < 0x20 || c == 0x7f:
@@ -31,7 +31,7 @@ func typedAhead(b []byte) string {
 	}
 	// C1 controls (U+0080 to U+009F) are dropped as well.
 	return strings.Map(func(r rune) rune {
-		if r != '\n' && unicode.IsControl(r) {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
 			return -1
 		}
 		return r
@@ -59,30 +59,69 @@ func skipEscape(b []byte, i int) int {
 	return i + 1
 }
 
-// nextAhead submits the next line typed ahead, when the prompt is free
-// and no line read with ~/.bashrc waits. What is left of an unfinished
-// line goes into the editor, before whatever was typed since the run.
-func (m *model) nextAhead() tea.Cmd {
-	if m.ahead == "" || m.rcLoading || len(m.queued) > 0 || m.state != stInput {
-		return nil
+// The person's typeahead is kept as keys, in the order typed: keys
+// pressed while nash itself works (the planner, the sandbox starting or
+// its changes being read) and, in between, what they typed while the
+// script ran that it left unread. Once the prompt is back they are played
+// into it, as bash's readline reads typeahead: a line whose Enter was
+// typed runs, Tab completes, an unfinished line waits in the editor. A
+// question drops them: a key typed before a question appeared never
+// answers it.
+
+// holdKey keeps a key pressed while nash works, for the prompt.
+func (m *model) holdKey(k tea.KeyPressMsg) {
+	switch k.String() {
+	case "ctrl+c", "ctrl+d":
+		// ctrl+c has done its work (cancelled, or reached the script);
+		// ctrl+d would end nash at the prompt.
+		return
 	}
-	line, rest, complete := strings.Cut(m.ahead, "\n")
-	since := m.input.String()
-	if !complete {
-		m.ahead = ""
-		m.input.set(line + since)
-		m.reroute()
-		return nil
+	m.typed = append(m.typed, k)
+}
+
+// runStarted marks where in the held keys what the script leaves unread
+// goes: keys typed during the run reached its terminal, not nash.
+func (m *model) runStarted() { m.runMark = len(m.typed) }
+
+// runTypeahead puts what the script left unread among the held keys.
+func (m *model) runTypeahead(b []byte) {
+	keys := keysOf(typedAhead(b))
+	if len(keys) == 0 {
+		return
 	}
-	m.ahead = rest
-	m.input.set(line)
-	_, cmd := m.submit()
-	if since != "" {
-		m.input.set(since)
-		m.reroute()
+	at := min(m.runMark, len(m.typed))
+	m.typed = append(m.typed[:at], append(keys, m.typed[at:]...)...)
+}
+
+// keysOf is text as the keys that type it.
+func keysOf(text string) []tea.KeyPressMsg {
+	var keys []tea.KeyPressMsg
+	for _, r := range text {
+		switch r {
+		case '\n':
+			keys = append(keys, tea.KeyPressMsg{Code: tea.KeyEnter})
+		case '\t':
+			keys = append(keys, tea.KeyPressMsg{Code: tea.KeyTab})
+		default:
+			keys = append(keys, tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
 	}
-	if m.state == stInput {
-		return tea.Sequence(cmd, m.nextAhead())
+	return keys
+}
+
+// dropTyped forgets the held keys: a question is on the screen.
+func (m *model) dropTyped() { m.typed, m.runMark = nil, 0 }
+
+// replayTyped plays the held keys into the prompt while it is free; a
+// key that starts a pass leaves the rest held for the next prompt.
+func (m *model) replayTyped() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(m.typed) > 0 && m.state == stInput && !m.rcLoading && len(m.queued) == 0 {
+		k := m.typed[0]
+		m.typed = m.typed[1:]
+		_, cmd := m.key(k)
+		cmds = append(cmds, cmd)
 	}
-	return cmd
+	m.runMark = 0
+	return tea.Sequence(cmds...)
 }

@@ -88,15 +88,34 @@ func TestTmuxBackgroundJobNote(t *testing.T) {
 // line does not read, goes to the next prompt, as in bash: a finished line
 // runs, an unfinished one waits in the editor.
 func TestTmuxTypeahead(t *testing.T) {
-	tn := startNash(t, "")
+	tn := startNashIn(t, "", map[string]string{"work/quarterly report.txt": "q1 figures\n"})
 	tn.typeLine("echo running; sleep 3")
 	tn.waitFor(`(?m)^running`)
 	tn.typeLine("echo ahead-$((6*7))")
+	tn.tmux("send-keys", "-t", tn.target, "-l", "cat quar")
+	tn.send("Tab")
+	tn.send("Enter")
 	tn.tmux("send-keys", "-t", tn.target, "-l", "echo part")
 	tn.waitFor(`(?m)^ahead-42\s*$`)
+	tn.waitFor(`(?m)^q1 figures\s*$`)
 	tn.waitFor(`\(openai:test-model\) (\[cmd\] )?echo part`)
 	tn.send("Enter")
 	tn.waitFor(`(?m)^part\s*$`)
+	// Lines typed one after another, as fast as tmux sends them: keys
+	// reach nash while it starts a run, while the run has the terminal
+	// and while it ends; each line runs once, in order.
+	for _, w := range []string{"one", "two", "three"} {
+		tn.typeLine("echo line-" + w)
+	}
+	s := tn.waitFor(`(?m)^line-three\s*$`)
+	if !regexp.MustCompile(`(?ms)^line-one\s*$.*^line-two\s*$.*^line-three\s*$`).MatchString(s) {
+		tn.fatalf("the lines typed ahead did not run in order")
+	}
+	for _, w := range []string{"one", "two", "three"} {
+		if n := len(regexp.MustCompile(`(?m)^line-` + w + `\s*$`).FindAllString(s, -1)); n != 1 {
+			tn.fatalf("line-%s ran %d times", w, n)
+		}
+	}
 	if n := tn.requests(); n != 0 {
 		tn.fatalf("typed-ahead lines sent %d request(s) to the model", n)
 	}
