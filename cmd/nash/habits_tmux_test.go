@@ -112,7 +112,7 @@ func TestTmuxTypeahead(t *testing.T) {
 		tn.fatalf("the lines typed ahead did not run in order")
 	}
 	for _, w := range []string{"one", "two", "three"} {
-		if n := len(regexp.MustCompile(`(?m)^line-` + w + `\s*$`).FindAllString(s, -1)); n != 1 {
+		if n := len(regexp.MustCompile(`(?m)^line-`+w+`\s*$`).FindAllString(s, -1)); n != 1 {
 			tn.fatalf("line-%s ran %d times", w, n)
 		}
 	}
