@@ -559,6 +559,7 @@ a request's script is shown first and its changes wait for your commit.
   :model [NAME] [--save]                    the model in use and its provider's others;
                                             switch to NAME (--save: in the config too)
   :help                                     this text
+  :exit, :quit                              leave nash (as exit and ctrl+d do)
 
 review:  %s run, %s edit, %s revise, %s explain, %s test, %s example, %s abort
   %s tries the script on other starting states (no match, names with spaces,

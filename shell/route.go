@@ -100,6 +100,9 @@ func RouteLine(line string, isCommand func(name string) bool) Route {
 			return Route{Kind: Empty, Forced: true}
 		}
 		return Route{Kind: English, Text: t, Forced: true}
+	case text == ":exit" || text == ":quit" || text == ":q":
+		// As vi and other REPLs leave.
+		return Route{Kind: Session, Text: "exit"}
 	case strings.HasPrefix(text, ":") && len(text) > 1 && isLetter(text[1]):
 		return Route{Kind: Builtin, Text: text[1:]}
 	}

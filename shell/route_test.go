@@ -33,6 +33,8 @@ func TestRouteLine(t *testing.T) {
 		{"?ls -la", English, "ls -la"},
 		{"? ", Empty, ""},
 		{":undo 3", Builtin, "undo 3"},
+		{":exit", Session, "exit"},
+		{":quit", Session, "exit"},
 		{":", Command, ":"}, // the bash builtin
 		{"cd /tmp", Session, "cd /tmp"},
 		{"cd", Session, "cd"},
