@@ -41,11 +41,37 @@ func Compare(r *Report, cs *ChangeSet) Surprises {
 		}
 	}
 	for i, u := range m.uses {
-		if !m.hit[i] && !kernelPath(u.use.Path) {
+		if !m.hit[i] && !kernelPath(u.use.Path) && !transient(m.uses, i) {
 			s.Missed = append(s.Missed, u.use)
 		}
 	}
 	return s
+}
+
+// transient reports whether use i is one whose trace the script itself
+// removes, so that no change shows it: a path made or written and later
+// deleted or moved away (itself or a directory above it: mkdir a && mv a
+// b), or deleted after the script made or wrote it. Only literal paths count, in
+// the order the script uses them.
+func transient(uses []compiledUse, i int) bool {
+	u := uses[i].use
+	if u.Glob || u.Dynamic {
+		return false
+	}
+	within := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	for j, o := range uses {
+		v := o.use
+		if j == i || v.Glob || v.Dynamic {
+			continue
+		}
+		switch {
+		case u.Access != Delete && j > i && v.Access == Delete && within(u.Path, v.Path):
+			return true
+		case u.Access == Delete && j < i && (v.Access == Create || v.Access == Write) && within(u.Path, v.Path):
+			return true
+		}
+	}
+	return false
 }
 
 // kernelPath reports whether p is a device or kernel file, which a

@@ -29,6 +29,22 @@ func TestCompare(t *testing.T) {
 			changes: []Change{created("/h/p/out.txt", file(3)), dirTimes("/h/p")},
 		},
 		{
+			name:    "made, then moved away: only the new name shows",
+			script:  "mkdir a && touch a/x && mv a b",
+			changes: []Change{created("/h/p/b", dir()), created("/h/p/b/x", file(0)), dirTimes("/h/p")},
+		},
+		{
+			name:    "written, then deleted: no trace",
+			script:  "echo x > tmp.txt; rm tmp.txt",
+			changes: []Change{},
+		},
+		{
+			name:    "deleted before it is made: the deletion missed",
+			script:  "rm old.txt; touch old.txt",
+			changes: []Change{created("/h/p/old.txt", file(0))},
+			missed:  l("/h/p/old.txt"),
+		},
+		{
 			name:    "rm -r covers the subtree",
 			script:  "rm -rf build",
 			changes: []Change{deleted("/h/p/build", dir()), deleted("/h/p/build/a.o", file(1)), deleted("/h/p/build/sub/b.o", file(1))},
