@@ -354,11 +354,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.answer(answer{text: msg.script})
 	case runDoneMsg:
-		m.runTypeahead(msg.typeahead)
+		ahead := m.runTypeahead(msg.typeahead)
 		if msg.err == nil && msg.out == nil {
 			msg.err = errors.New("the run ended without a result")
 		}
-		return m, m.answer(answer{out: msg.out, err: msg.err})
+		return m, tea.Batch(m.answer(answer{out: msg.out, err: msg.err}), ahead)
+	case typeaheadMsg:
+		return m, m.typeaheadCame(msg)
 	case summaryMsg:
 		if msg.err != nil {
 			return m, m.println(m.sty.dim.Render("no change summary: " + effects.Escape(msg.err.Error())))

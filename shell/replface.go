@@ -249,7 +249,6 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		})
 	case qRun:
 		m.state = stRunning
-		m.runStarted()
 		r := &runExec{f: q.f}
 		if m.tty != nil {
 			r.stdout = m.tty // the terminal itself, not the program's writer

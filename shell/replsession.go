@@ -18,10 +18,8 @@ type replSession struct {
 	// queued are lines submitted while the shell could not take them
 	// (~/.bashrc still being read): they run in order, as typed.
 	queued []string
-	// typed holds the keys typed ahead, for the prompt (typeahead.go);
-	// runMark is where the running script's unread keys go among them.
-	typed   []tea.KeyPressMsg
-	runMark int
+	// typed holds the keys typed ahead, for the prompt (typeahead.go).
+	typed []tea.KeyPressMsg
 }
 
 // rcDelay is how long after start the shell starts reading ~/.bashrc:

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"time"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
@@ -79,18 +80,36 @@ func (m *model) holdKey(k tea.KeyPressMsg) {
 	m.typed = append(m.typed, k)
 }
 
-// runStarted marks where in the held keys what the script leaves unread
-// goes: keys typed during the run reached its terminal, not nash.
-func (m *model) runStarted() { m.runMark = len(m.typed) }
-
-// runTypeahead puts what the script left unread among the held keys.
-func (m *model) runTypeahead(b []byte) {
+// runTypeahead schedules what the script left unread for the held keys.
+// It goes after the keys bubbletea read before the run took the terminal:
+// those it may deliver only once the run is over, from a reader that was
+// still handing them over when the run began (bubbletea gives up waiting
+// for it after 500 ms), concurrently with the run's end message. They come
+// at once; typeaheadSettle later the unread keys follow them. A key
+// typed within that time after the run ends comes before them.
+func (m *model) runTypeahead(b []byte) tea.Cmd {
 	keys := keysOf(typedAhead(b))
 	if len(keys) == 0 {
-		return
+		return nil
 	}
-	at := min(m.runMark, len(m.typed))
-	m.typed = append(m.typed[:at], append(keys, m.typed[at:]...)...)
+	return tea.Tick(typeaheadSettle, func(time.Time) tea.Msg { return typeaheadMsg{keys} })
+}
+
+// typeaheadSettle is how long the unread keys wait for the keys bubbletea
+// still holds from before the run.
+const typeaheadSettle = 30 * time.Millisecond
+
+// typeaheadMsg brings the keys a run left unread.
+type typeaheadMsg struct{ keys []tea.KeyPressMsg }
+
+// typeaheadCame holds the keys a run left unread, and plays them when the
+// prompt is free; a question on the screen drops them.
+func (m *model) typeaheadCame(msg typeaheadMsg) tea.Cmd {
+	if asks(m.state) {
+		return nil
+	}
+	m.typed = append(m.typed, msg.keys...)
+	return m.replayTyped()
 }
 
 // keysOf is text as the keys that type it.
@@ -110,7 +129,7 @@ func keysOf(text string) []tea.KeyPressMsg {
 }
 
 // dropTyped forgets the held keys: a question is on the screen.
-func (m *model) dropTyped() { m.typed, m.runMark = nil, 0 }
+func (m *model) dropTyped() { m.typed = nil }
 
 // replayTyped plays the held keys into the prompt while it is free; a
 // key that starts a pass leaves the rest held for the next prompt.
@@ -122,6 +141,5 @@ func (m *model) replayTyped() tea.Cmd {
 		_, cmd := m.key(k)
 		cmds = append(cmds, cmd)
 	}
-	m.runMark = 0
 	return tea.Sequence(cmds...)
 }
