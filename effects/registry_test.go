@@ -354,3 +354,18 @@ func TestCommandsExported(t *testing.T) {
 		t.Error("frobnicate is known")
 	}
 }
+
+// TestCommandTableIndexes: every entry of the table indexes (lookup builds
+// them one at a time, on first use), and no command is listed twice.
+func TestCommandTableIndexes(t *testing.T) {
+	idx := buildIndex(commandTable)
+	if len(idx) != len(commandTable) {
+		t.Fatalf("%d entries for %d commands", len(idx), len(commandTable))
+	}
+	for name, want := range idx {
+		got := lookup(name)
+		if got == nil || got.spec != want.spec || got.opts.arg != want.opts.arg || len(got.byName) != len(want.byName) {
+			t.Fatalf("lookup(%q) differs from the full index", name)
+		}
+	}
+}

@@ -49,9 +49,10 @@ var defaultToolFiles = []ToolFile{
 func DefaultToolFiles() []ToolFile {
 	out := append([]ToolFile(nil), defaultToolFiles...)
 	var also []ToolFile
-	for _, e := range commandIndex {
-		for _, a := range e.spec.Also {
-			also = append(also, ToolFile{Pattern: a.Path, Tool: e.spec.Name})
+	for i := range commandEntries {
+		s := commandEntries[i].spec
+		for _, a := range s.Also {
+			also = append(also, ToolFile{Pattern: a.Path, Tool: s.Name})
 		}
 	}
 	sort.Slice(also, func(i, j int) bool { return also[i].Pattern < also[j].Pattern })
