@@ -32,6 +32,13 @@ var fidelityExclusions = map[string]string{
 	"fs1/48#1":  processView,
 	"fs4/5#1":   processView,
 	"fs4/5#2":   processView,
+	"fs1/48#2":  hostView,
+	"fs1/2#1":   hostView,
+	"fs1/2#2":   hostView,
+	"fs1/68#1":  hostView,
+	"fs1/68#2":  hostView,
+	"fs1/69#1":  hostView,
+	"fs1/69#2":  hostView,
 	"fs1/28#1":  overlayView,
 	"fs1/28#2":  overlayView,
 	"fs2/34#1":  overlayView,
@@ -63,6 +70,7 @@ var fidelityExclusions = map[string]string{
 
 const (
 	processView   = "ps, pstree, $$: in the sandbox PID 1 is nash's init and the script is not PID 1; PIDs are arbitrary natively too"
+	hostView      = "pidof, lsof, netstat: in nash a line that only looks at the host runs there (host looks), as it would natively, while the fenced native run has namespaces of its own"
 	overlayView   = "df, stat: inside the sandbox files sit on overlayfs, so the file system and device reported are the overlay's"
 	mountView     = "lsblk prints mount points, and the sandbox's mount table (like the fenced native run's) differs from the host's"
 	deniedNetwork = "curl of a name: the fenced native run has no network (could not resolve, exit 6); in nash the name gets a stand-in address, the connection is recorded and reset (exit 56) and the summary offers to allow it"
