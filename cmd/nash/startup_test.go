@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkKeystrokeToScreen is the time from a key written to nash's
@@ -36,15 +38,53 @@ func BenchmarkKeystrokeToScreen(b *testing.B) {
 		_ = cmd.Wait()
 	}()
 	waitPrompt(b, out)
+	pipe, ok := out.(*os.File)
+	if !ok {
+		b.Fatal("stdout pipe is not a file")
+	}
 	buf := make([]byte, 64<<10)
-	keys := [][]byte{[]byte("x"), {0x7f}} // type, then erase
+	// Each key appends a q (a letter nothing else on the screen holds),
+	// and its frame is read up to the q: a frame may come in several
+	// writes, and a key that changes nothing (an erase merged with the
+	// next letter into one frame) would draw no frame at all. Every 64
+	// keys the line is cleared, off the clock.
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := in.Write(keys[i%2]); err != nil {
+		if i > 0 && i%64 == 0 {
+			b.StopTimer()
+			if _, err := in.Write([]byte{0x15}); err != nil { // ctrl+u
+				b.Fatal(err)
+			}
+			drainFor(b, pipe, buf, 100*time.Millisecond)
+			b.StartTimer()
+		}
+		if _, err := in.Write([]byte("q")); err != nil {
 			b.Fatal(err)
 		}
-		// The frame is one write of the changed prompt line.
-		if _, err := out.Read(buf); err != nil {
+		for {
+			n, err := pipe.Read(buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if bytes.IndexByte(buf[:n], 'q') >= 0 {
+				break
+			}
+		}
+	}
+}
+
+// drainFor reads what f yields until it has been quiet for d.
+func drainFor(b *testing.B, f *os.File, buf []byte, d time.Duration) {
+	b.Helper()
+	defer f.SetReadDeadline(time.Time{})
+	for {
+		if err := f.SetReadDeadline(time.Now().Add(d)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Read(buf); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return
+			}
 			b.Fatal(err)
 		}
 	}
