@@ -433,7 +433,10 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 func (m *model) inputKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch k.String() {
-	case "enter":
+	case "enter", "ctrl+j":
+		// ctrl+j (a newline) ends the line too, as in readline: Enter
+		// typed while the terminal is between a run and the prompt
+		// (cooked, mapping CR to NL) reaches the prompt as a newline.
 		return m.submit()
 	case "tab":
 		return m.tab()

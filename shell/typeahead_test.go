@@ -1,6 +1,7 @@
 package shell
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -48,4 +49,16 @@ func FuzzTypedAhead(f *testing.F) {
 			t.Fatalf("typedAhead(%q) = %q: lines lost or made", b, got)
 		}
 	})
+}
+
+// TestNewlineEndsLine: a newline (ctrl+j) ends the line as Enter does, as
+// in readline. Enter typed while the terminal is back in its cooked mode,
+// between a run and the prompt, arrives as one (CR mapped to NL).
+func TestNewlineEndsLine(t *testing.T) {
+	m := newTestModel(t, &fakePlanner{}, &fakeSandbox{})
+	typeText(m, ":help")
+	m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	if m.state != stWaiting || m.input.String() != "" {
+		t.Fatalf("after ctrl+j: state %v, input %q; want the line submitted", m.state, m.input.String())
+	}
 }
