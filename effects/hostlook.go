@@ -198,21 +198,21 @@ func commandLooks(name string, args []string) bool {
 		// -K kills sockets, -D writes a file, -r looks names up.
 		for _, a := range args {
 			if a == "--kill" || a == "--resolve" || strings.HasPrefix(a, "--diag") ||
-				!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsAny(a, "KDr") {
+				shortFlags(a, "KDr") {
 				return false
 			}
 		}
 	case "top":
 		// Only in batch mode: a full-screen top is for a terminal of its own.
 		return slices.ContainsFunc(args, func(a string) bool {
-			return a == "-b" || !strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "b")
+			return a == "-b" || shortFlags(a, "b")
 		})
 	case "systemctl":
 		sub := ""
 		for _, a := range args {
 			// -H and -M reach another host (over ssh) or a container.
 			if a == "-H" || a == "-M" || strings.HasPrefix(a, "--host") || strings.HasPrefix(a, "--machine") ||
-				!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsAny(a, "HM") {
+				shortFlags(a, "HM") {
 				return false
 			}
 			if sub == "" && !strings.HasPrefix(a, "-") {
@@ -236,7 +236,7 @@ func commandLooks(name string, args []string) bool {
 // for numbers rather than names.
 func hasNoLookup(args []string) bool {
 	for _, a := range args {
-		if a == "--numeric" || !strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "n") {
+		if a == "--numeric" || shortFlags(a, "n") {
 			return true
 		}
 	}
@@ -250,7 +250,7 @@ func filterLooks(name string, args []string) bool {
 	case "sort":
 		for _, a := range args {
 			if strings.HasPrefix(a, "--output") || strings.HasPrefix(a, "--compress-program") ||
-				!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "o") {
+				shortFlags(a, "o") {
 				return false
 			}
 		}
@@ -263,4 +263,10 @@ func filterLooks(name string, args []string) bool {
 		}
 	}
 	return true
+}
+
+// shortFlags reports whether a is a cluster of short options (-tlnp)
+// holding one of letters.
+func shortFlags(a, letters string) bool {
+	return !strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsAny(a[1:], letters)
 }
