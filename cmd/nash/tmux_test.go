@@ -242,8 +242,15 @@ func TestTmuxAbort(t *testing.T) {
 	tn.waitFor(`review: enter run`)
 	tn.send("a")
 	tn.waitFor(`aborted; nothing was run`)
+	// bubbletea prints a line above the frame on the screen at once and
+	// draws the next frame at its next tick: until then the first
+	// review's key line is still under "aborted". The empty prompt below
+	// it is a frame drawn after the abort, so a review line seen below
+	// the second request is the second review. (CI once sent Enter on
+	// the stale line; it reached the second review before it took keys.)
+	tn.waitFor(`(?s)aborted; nothing was run.*\(openai:test-model\) \[   \]`)
 	tn.typeLine("a greeting file please")
-	tn.waitFor(`review: enter run`)
+	tn.waitFor(`(?s)aborted; nothing was run.*a greeting file please.*review: enter run`)
 	tn.send("Enter")
 	tn.waitFor(`changes: c commit`)
 	tn.send("a")
