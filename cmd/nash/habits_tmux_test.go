@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A bash user's day in nash, in a real terminal: the habits of a bash
@@ -36,6 +37,28 @@ func (tn *tmuxNash) typeLineDone(text string) {
 	tn.typeLine(text)
 	tn.waitCount(`\(openai:test-model\) \[   \]`, 1)
 	tn.waitCount(`\(openai:test-model\) `, n+1)
+	tn.settle()
+}
+
+// settle waits until two captures of the screen a frame or more apart are
+// the same. bubbletea prints above the frame on the screen at once and
+// draws the next frame at its next tick, so for that long the screen
+// can show a line's echo above the prompt drawn before the line ran.
+func (tn *tmuxNash) settle() {
+	tn.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	last := tn.screen(false)
+	for {
+		time.Sleep(60 * time.Millisecond)
+		s := tn.screen(false)
+		if s == last {
+			return
+		}
+		if time.Now().After(deadline) {
+			tn.t.Fatalf("the screen never settled; it shows:\n%s", s)
+		}
+		last = s
+	}
 }
 
 func TestTmuxBashSession(t *testing.T) {
