@@ -225,9 +225,10 @@ type OperandSpec struct {
 // Commands returns the specification of every command nash knows, sorted by
 // name. The result is a copy: changing it changes nothing.
 func Commands() []CommandSpec {
-	out := make([]CommandSpec, 0, len(commandEntries))
-	for i := range commandEntries {
-		out = append(out, commandEntries[i].spec.clone())
+	reg := commands()
+	out := make([]CommandSpec, 0, len(reg.entries))
+	for i := range reg.entries {
+		out = append(out, reg.entries[i].spec.clone())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -264,17 +265,15 @@ type entry struct {
 	byName map[string]*OptionSpec
 }
 
-// commandIndex finds a command's place in commandTable by name, and
-// commandEntries holds the commands' entries, each built the first time
-// the command is looked up: indexing every option of every command took
-// 0.6 ms of each nash's start, for the few commands a script names. init
-// builds both once, and nothing changes them after but the entries'
-// one-time building. (An initializer would make an initialization cycle:
-// the table holds the analyses, which look commands up.)
-var (
-	commandIndex   map[string]int
-	commandEntries []lazyEntry
-)
+// registry is the command table with its index by name. Its entries are
+// built the first time a command is looked up: indexing every option of
+// every command took 0.6 ms of each nash's start, for the few commands a
+// script names.
+type registry struct {
+	table   []CommandSpec
+	index   map[string]int
+	entries []lazyEntry
+}
 
 // lazyEntry is a command's entry, built once, on first use.
 type lazyEntry struct {
@@ -283,16 +282,30 @@ type lazyEntry struct {
 	e    *entry
 }
 
-func init() {
-	commandIndex = make(map[string]int, len(commandTable))
-	for i := range commandTable {
-		commandIndex[commandTable[i].Name] = i
+// commands returns the registry, built on first use: building the table
+// (reading its option notation) costs about 1 ms, which every nash process
+// paid at start before, the sandbox's init among them, which never looks a
+// command up. init sets it, and nothing changes it after. (An initializer
+// would make an initialization cycle: the table holds the analyses, which
+// look commands up.)
+var commands func() *registry
+
+func init() { commands = sync.OnceValue(newRegistry) }
+
+func newRegistry() *registry {
+	r := &registry{table: newCommandTable()}
+	r.index = make(map[string]int, len(r.table))
+	r.entries = make([]lazyEntry, len(r.table))
+	for i := range r.table {
+		r.index[r.table[i].Name] = i
+		r.entries[i].spec = &r.table[i]
 	}
-	commandEntries = make([]lazyEntry, len(commandTable))
-	for i := range commandTable {
-		commandEntries[i].spec = &commandTable[i]
-	}
+	return r
 }
+
+// Warm builds the command registry in the background, so that a process
+// that will analyse a script has it ready by then.
+func Warm() { go commands() }
 
 // lookup returns the entry for a command name, or nil. mkfs.ext4 and its
 // kin are mkfs.
@@ -300,14 +313,15 @@ func lookup(name string) *entry {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	i, ok := commandIndex[name]
+	reg := commands()
+	i, ok := reg.index[name]
 	if !ok && strings.HasPrefix(name, "mkfs.") {
-		i, ok = commandIndex["mkfs"]
+		i, ok = reg.index["mkfs"]
 	}
 	if !ok {
 		return nil
 	}
-	l := &commandEntries[i]
+	l := &reg.entries[i]
 	l.once.Do(func() { l.e = indexEntry(l.spec) })
 	return l.e
 }

@@ -30,12 +30,12 @@ var (
 func TestRegistry(t *testing.T) {
 	names := map[string]int{}
 	usedRoles, usedSettings := map[Role]bool{}, map[Setting]bool{}
-	for i, s := range commandTable {
+	for i, s := range commands().table {
 		if j, dup := names[s.Name]; dup {
 			t.Errorf("%q is listed twice (entries %d and %d)", s.Name, j, i)
 		}
 		names[s.Name] = i
-		if e := lookup(s.Name); e == nil || e.spec != &commandTable[i] {
+		if e := lookup(s.Name); e == nil || e.spec != &commands().table[i] {
 			t.Errorf("%q: lookup does not find its entry", s.Name)
 		}
 		if !slices.Contains(knownClasses, s.Class) {
@@ -137,7 +137,7 @@ func TestRegistryNoDeadBranches(t *testing.T) {
 		t.Fatal(err)
 	}
 	analyses := map[string]bool{}
-	for _, s := range commandTable {
+	for _, s := range commands().table {
 		if s.analyze != nil {
 			analyses[funcName(s.analyze)] = true
 		}
@@ -233,7 +233,7 @@ func calls(f *ast.File, caller, callee string) bool {
 // on. Entries whose paths depend on more than roles can say are listed in
 // rolesBeyondSpec with the reason.
 func TestRegistryRoles(t *testing.T) {
-	for _, s := range commandTable {
+	for _, s := range commands().table {
 		if why, ok := rolesBeyondSpec[s.Name]; ok {
 			if why == "" {
 				t.Errorf("%s: listed in rolesBeyondSpec without a reason", s.Name)
@@ -321,8 +321,8 @@ var rolesBeyondSpec = map[string]string{
 // that survive JSON, so that a caller (nash test) can read and keep them.
 func TestCommandsExported(t *testing.T) {
 	all := Commands()
-	if len(all) != len(commandTable) {
-		t.Fatalf("Commands returns %d entries, the table holds %d", len(all), len(commandTable))
+	if len(all) != len(commands().table) {
+		t.Fatalf("Commands returns %d entries, the table holds %d", len(all), len(commands().table))
 	}
 	for i := 1; i < len(all); i++ {
 		if all[i-1].Name >= all[i].Name {
@@ -358,9 +358,9 @@ func TestCommandsExported(t *testing.T) {
 // TestCommandTableIndexes: every entry of the table indexes (lookup builds
 // them one at a time, on first use), and no command is listed twice.
 func TestCommandTableIndexes(t *testing.T) {
-	idx := buildIndex(commandTable)
-	if len(idx) != len(commandTable) {
-		t.Fatalf("%d entries for %d commands", len(idx), len(commandTable))
+	idx := buildIndex(commands().table)
+	if len(idx) != len(commands().table) {
+		t.Fatalf("%d entries for %d commands", len(idx), len(commands().table))
 	}
 	for name, want := range idx {
 		got := lookup(name)

@@ -49,8 +49,9 @@ var defaultToolFiles = []ToolFile{
 func DefaultToolFiles() []ToolFile {
 	out := append([]ToolFile(nil), defaultToolFiles...)
 	var also []ToolFile
-	for i := range commandEntries {
-		s := commandEntries[i].spec
+	reg := commands()
+	for i := range reg.entries {
+		s := reg.entries[i].spec
 		for _, a := range s.Also {
 			also = append(also, ToolFile{Pattern: a.Path, Tool: s.Name})
 		}
