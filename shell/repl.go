@@ -54,11 +54,49 @@ func Run(ctx context.Context, cfg Config, in, out *os.File) error {
 	// from here. At bubbletea's default 60 frames a second a key waits up
 	// to 16.7 ms for its frame; 120 (its maximum) halves that. Idle frames
 	// write nothing: the renderer skips an unchanged view.
-	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
+	// One reader of the terminal for the whole session, so that every
+	// key keeps its place whoever reads it (ttyinput.go).
+	var input io.Reader = in
+	if term.IsTerminal(int(in.Fd())) {
+		ti, err := startTTYInput(in)
+		if err != nil {
+			return fmt.Errorf("read the terminal: %w", err)
+		}
+		defer ti.close()
+		// bubbletea reads a pipe nobody writes to, so that running a
+		// script (tea.Exec) never waits for its reader nor leaves keys
+		// with it; forwardKeys gives it the keys, from one reader, in
+		// order.
+		idleR, idleW, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("read the terminal: %w", err)
+		}
+		defer idleR.Close()
+		defer idleW.Close()
+		m.ttyIn, m.ttyFile, input = ti, in, idleR
+		m.execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+			// The program gets the terminal itself, not the pipe
+			// bubbletea reads nor its writer.
+			if c.Stdin == nil {
+				c.Stdin = in
+			}
+			if c.Stdout == nil {
+				c.Stdout = out
+			}
+			if c.Stderr == nil {
+				c.Stderr = out
+			}
+			return tea.Exec(pausedProcess{c, ti}, fn)
+		}
+	}
+	opts := []tea.ProgramOption{tea.WithInput(input), tea.WithOutput(writerOnly{out}), tea.WithContext(ctx),
 		tea.WithoutSignalHandler(), tea.WithFPS(120), tea.WithColorProfile(colorprofile.Detect(out, cfg.Env))}
 	w, h := termSize(out)
 	opts = append(opts, tea.WithWindowSize(w, h))
 	p := tea.NewProgram(m, opts...)
+	if m.ttyIn != nil {
+		go forwardKeys(ctx, m.ttyIn.r, envValue(cfg.Env, "TERM"), p)
+	}
 	sig := make(chan os.Signal, 4)
 	// SIGINT is caught (and dropped) so that a ctrl+c meant for the
 	// script in the foreground never ends nash, whatever the caller set.
@@ -107,6 +145,24 @@ func termSize(out *os.File) (width, height int) {
 	return width, height
 }
 
+// pausedProcess runs a program on the terminal (the editor) while the
+// shell's reader of the terminal is paused.
+type pausedProcess struct {
+	cmd *exec.Cmd
+	in  *ttyInput
+}
+
+func (p pausedProcess) Run() error {
+	p.in.pause()
+	defer p.in.resume()
+	return p.cmd.Run()
+}
+
+// The program's streams are set already: the terminal.
+func (pausedProcess) SetStdin(io.Reader)  {}
+func (pausedProcess) SetStdout(io.Writer) {}
+func (pausedProcess) SetStderr(io.Writer) {}
+
 // writerOnly hides every method of a writer but Write.
 type writerOnly struct{ w io.Writer }
 
@@ -154,6 +210,10 @@ type model struct {
 	keys KeyMap
 	log  *slog.Logger
 	tty  *os.File // the terminal scripts write to; nil in tests
+	// ttyIn reads the person's terminal, ttyFile, for the whole session
+	// (ttyinput.go); nil in tests and when stdin is not a terminal.
+	ttyIn   *ttyInput
+	ttyFile *os.File
 	// stopBackground stops Config.Background's work once started.
 	stopBackground func()
 

@@ -253,6 +253,9 @@ func (m *model) flowAsked(msg flowAskMsg) (tea.Model, tea.Cmd) {
 		if m.tty != nil {
 			r.stdout = m.tty // the terminal itself, not the program's writer
 		}
+		if m.ttyIn != nil {
+			r.stdin, r.ttyIn = m.ttyFile, m.ttyIn // the terminal, not bubbletea's pipe
+		}
 		return m, m.exec(r, func(err error) tea.Msg { return runDoneMsg{r.out, err, r.typeahead} })
 	case qDecide:
 		m.pendingRun = q.o
@@ -379,11 +382,18 @@ type runExec struct {
 	stderr io.Writer
 	out    *outcome
 	// typeahead is what the person typed during the run that the script
-	// left unread, when no question follows.
+	// left unread, when no question follows and no ttyIn takes it.
 	typeahead []byte
+	// ttyIn, when set, is paused during the run and takes what the
+	// script left unread, in its place among the keys.
+	ttyIn *ttyInput
 }
 
-func (r *runExec) SetStdin(in io.Reader) { r.stdin = in }
+func (r *runExec) SetStdin(in io.Reader) {
+	if r.stdin == nil {
+		r.stdin = in
+	}
+}
 func (r *runExec) SetStdout(out io.Writer) {
 	if r.stdout == nil {
 		r.stdout = out
@@ -397,6 +407,10 @@ func (r *runExec) SetStderr(w io.Writer) { r.stderr = w }
 // answer it. Otherwise what the person typed during the run and the
 // script did not read goes to the next prompt.
 func (r *runExec) Run() error {
+	if r.ttyIn != nil {
+		r.ttyIn.pause()
+		defer r.ttyIn.resume()
+	}
 	o, err := r.f(r.stdin, r.stdout, r.stderr)
 	r.out = o
 	switch {
@@ -405,6 +419,10 @@ func (r *runExec) Run() error {
 		if f, ok := r.stdin.(*os.File); ok {
 			sandbox.DiscardInput(f)
 		}
+	case r.ttyIn != nil:
+		// After the keys typed before the run, before those typed
+		// after it.
+		r.ttyIn.inject(keyBytes(typedAhead(o.pending.Typeahead)))
 	default:
 		r.typeahead = o.pending.Typeahead
 	}

@@ -80,13 +80,12 @@ func (m *model) holdKey(k tea.KeyPressMsg) {
 	m.typed = append(m.typed, k)
 }
 
-// runTypeahead schedules what the script left unread for the held keys.
-// It goes after the keys bubbletea read before the run took the terminal:
-// those it may deliver only once the run is over, from a reader that was
-// still handing them over when the run began (bubbletea gives up waiting
-// for it after 500 ms), concurrently with the run's end message. They come
-// at once; typeaheadSettle later the unread keys follow them. A key
-// typed within that time after the run ends comes before them.
+// runTypeahead schedules what the script left unread for the held keys,
+// where the shell does not read the terminal itself (ttyinput.go puts it
+// in its place among the keys instead): after the keys bubbletea read
+// before the run took the terminal, which it may deliver only once the
+// run is over. They come at once; typeaheadSettle later the unread keys
+// follow them.
 func (m *model) runTypeahead(b []byte) tea.Cmd {
 	keys := keysOf(typedAhead(b))
 	if len(keys) == 0 {
@@ -126,6 +125,12 @@ func keysOf(text string) []tea.KeyPressMsg {
 		}
 	}
 	return keys
+}
+
+// keyBytes is typeahead text as a terminal in raw mode sends it: Enter
+// is a carriage return.
+func keyBytes(text string) []byte {
+	return []byte(strings.ReplaceAll(text, "\n", "\r"))
 }
 
 // dropTyped forgets the held keys: a question is on the screen.

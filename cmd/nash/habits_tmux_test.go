@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,16 +76,16 @@ func TestTmuxBashSession(t *testing.T) {
 	tn.waitFor(`\[cmd\] ll`)
 	tn.send("Enter")
 	tn.waitFor(`(?m)^total `)
-	tn.typeLineDone("greet you; mine")
+	tn.typeLine("greet you; mine")
 	tn.waitFor(`(?m)^hello, you\s*\n\s*mine ran`)
 	// Variables and $? carry from line to line.
-	tn.typeLineDone("X=42; false")
+	tn.typeLine("X=42; false")
 	tn.waitFor(`exit status 1`)
-	tn.typeLineDone(`echo "x=$X status=$?"`)
+	tn.typeLine(`echo "x=$X status=$?"`)
 	tn.waitFor(`(?m)^x=42 status=1`)
 	// source defines what the next lines use.
 	tn.typeLineDone("source lib.sh")
-	tn.typeLineDone("fromlib")
+	tn.typeLine("fromlib")
 	tn.waitFor(`(?m)^lib says sourced`)
 	// cd in a compound line moves the session; pushd/popd keep a stack.
 	tn.typeLine("cd /tmp && pushd / >/dev/null")
@@ -124,6 +125,23 @@ func TestTmuxTypeahead(t *testing.T) {
 	tn.waitFor(`\(openai:test-model\) (\[cmd\] )?echo part`)
 	tn.send("Enter")
 	tn.waitFor(`(?m)^part\s*$`)
+	// Lines typed one after another, as fast as tmux sends them: keys
+	// reach nash while it starts a run, while the run has the terminal
+	// and while it ends; each line runs once, in order. What a line
+	// prints (out-1) differs from what was typed (echo out-$((1))), which
+	// the running line's terminal echoes, as bash's would.
+	for i := 1; i <= 3; i++ {
+		tn.typeLine(fmt.Sprintf("echo out-$((%d))", i))
+	}
+	s := tn.waitFor(`out-3\s*\n`)
+	if !regexp.MustCompile(`(?s)out-1\s*\n.*out-2\s*\n.*out-3\s*\n`).MatchString(s) {
+		tn.fatalf("the lines typed ahead did not run in order")
+	}
+	for i := 1; i <= 3; i++ {
+		if n := len(regexp.MustCompile(fmt.Sprintf(`out-%d\b`, i)).FindAllString(s, -1)); n != 1 {
+			tn.fatalf("the line printing out-%d ran %d times", i, n)
+		}
+	}
 	if n := tn.requests(); n != 0 {
 		tn.fatalf("typed-ahead lines sent %d request(s) to the model", n)
 	}

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd
+
+package shell
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios, ioctlSetTermios = unix.TIOCGETA, unix.TIOCSETA
