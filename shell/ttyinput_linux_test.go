@@ -3,35 +3,11 @@ package shell
 import (
 	"io"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// openPTY returns a pseudo-terminal's master and its terminal.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, s
-}
 
 // readN reads n bytes from r, or fails after a while.
 func readN(t *testing.T, r io.Reader, n int) string {
@@ -66,7 +42,7 @@ func lflag(t *testing.T, f *os.File) (icanon, opost bool) {
 // mode (output processing kept) otherwise, and its own settings again
 // after close.
 func TestTTYInputKeepsOrder(t *testing.T) {
-	master, tty := openPTY(t)
+	master, tty := openTestPty(t)
 	if icanon, _ := lflag(t, tty); !icanon {
 		t.Fatal("a new terminal is not in canonical mode")
 	}
