@@ -10,56 +10,86 @@ import (
 )
 
 // netRun is the network side of one run: nash's end of the socket over
-// which the init hands the sandbox's traffic over, and the proxy that
-// serves it.
+// which the init asks about connections and hands the sandbox's traffic
+// over, and the proxy that serves both.
 type netRun struct {
-	conn    *os.File
-	started chan struct{}
-	proxy   *egress.Proxy
-	err     error
+	conn  *os.File
+	ended chan struct{} // the init closed its end
+	proxy *egress.Proxy
+	err   error // set before ended is closed
 }
 
-// startNet serves the run's network once the init has handed its sockets
-// over, in the background.
+// startNet serves the run's network side in the background: the init's
+// questions about direct connections from the start, and the catching
+// sockets once the init hands them over (the first time the script sends
+// out; a run that never does hands nothing over).
 func (s *Sandbox) startNet(conn *os.File) *netRun {
-	n := &netRun{conn: conn, started: make(chan struct{})}
-	cfg := egress.Config{Policy: s.netPolicy, Resolver: s.netResolver}
-	go func() {
-		defer close(n.started)
-		defer conn.Close()
-		socks, err := sandboxnet.Receive(conn)
+	n := &netRun{conn: conn, ended: make(chan struct{})}
+	n.proxy = egress.New(egress.Config{Policy: s.netPolicy, Resolver: s.netResolver, Relay: s.netRelay})
+	go n.serve()
+	return n
+}
+
+func (n *netRun) serve() {
+	defer close(n.ended)
+	defer n.conn.Close()
+	for {
+		m, err := sandboxnet.ReadMessage(n.conn)
 		if err != nil {
-			n.err = err
+			if !sandboxnet.IsEOF(err) {
+				n.err = errors.Join(n.err, err)
+			}
 			return
 		}
-		var es egress.Sockets
-		for _, sk := range socks {
-			switch sk.Kind {
-			case sandboxnet.TCP:
-				l, err := net.FileListener(sk.File)
-				if err != nil {
-					n.err = errors.Join(n.err, err)
-					break
-				}
-				es.TCP = append(es.TCP, l)
-			case sandboxnet.DNS, sandboxnet.UDP:
-				pc, err := net.FilePacketConn(sk.File)
-				if err != nil {
-					n.err = errors.Join(n.err, err)
-					break
-				}
-				u, _ := pc.(*net.UDPConn)
-				if sk.Kind == sandboxnet.DNS {
-					es.DNS = append(es.DNS, u)
-				} else {
-					es.UDP = append(es.UDP, u)
-				}
+		switch {
+		case m.Ask != nil:
+			// Answered at once: the script waits in its connect. A name
+			// nash must look up first is looked up here, in order.
+			a := n.proxy.Direct(*m.Ask)
+			if err := sandboxnet.SendAnswer(n.conn, a); err != nil {
+				n.err = errors.Join(n.err, err)
 			}
-			sk.File.Close() // the listener holds its own descriptor
+			if a.Sock != nil {
+				a.Sock.Close()
+			}
+		case m.Done != nil:
+			n.proxy.Connected(*m.Done)
+		case m.Setup != nil:
+			n.err = errors.Join(n.err, m.Setup)
+		case m.Sockets != nil:
+			n.proxy.Serve(sockets(m.Sockets, &n.err))
 		}
-		n.proxy = egress.Start(cfg, es)
-	}()
-	return n
+	}
+}
+
+// sockets wraps the catching sockets for the proxy.
+func sockets(socks []sandboxnet.Socket, errp *error) egress.Sockets {
+	var es egress.Sockets
+	for _, sk := range socks {
+		switch sk.Kind {
+		case sandboxnet.TCP:
+			l, err := net.FileListener(sk.File)
+			if err != nil {
+				*errp = errors.Join(*errp, err)
+				break
+			}
+			es.TCP = append(es.TCP, l)
+		case sandboxnet.DNS, sandboxnet.UDP:
+			pc, err := net.FilePacketConn(sk.File)
+			if err != nil {
+				*errp = errors.Join(*errp, err)
+				break
+			}
+			u, _ := pc.(*net.UDPConn)
+			if sk.Kind == sandboxnet.DNS {
+				es.DNS = append(es.DNS, u)
+			} else {
+				es.UDP = append(es.UDP, u)
+			}
+		}
+		sk.File.Close() // the listener holds its own descriptor
+	}
+	return es
 }
 
 // stop ends the run's network service (the sandbox is gone) and returns
@@ -68,15 +98,12 @@ func (n *netRun) stop() ([]egress.Contact, error) {
 	if n == nil {
 		return nil, nil
 	}
-	<-n.started
-	if n.proxy == nil {
-		return nil, n.err
-	}
+	<-n.ended
 	return n.proxy.Stop(), n.err
 }
 
 // abandon ends the network side of a run whose init was killed (so the
-// receiving goroutine sees the socket's end).
+// reading goroutine sees the socket's end).
 func (n *netRun) abandon() {
 	if n != nil {
 		_, _ = n.stop()

@@ -26,12 +26,27 @@ import (
 	"time"
 
 	"github.com/nash-shell/nash/sandbox/egress"
+	"golang.org/x/sys/unix"
 )
 
 // netHelperMain is the test binary as a program a script runs: with
 // NASH_TEST_NET=own it serves on the sandbox's loopback and connects to
 // itself, which must keep working whatever nash does with the network.
+//
+// With NASH_TEST_NET=opts ADDR it connects to ADDR as a careful client
+// does (options set first, a non-blocking connect, then a poll) and prints
+// what its socket then says of itself, and what ADDR answers to a line;
+// with NASH_TEST_NET=refused ADDR, how a blocking connect to ADDR fails.
 func netHelperMain() int {
+	switch os.Getenv("NASH_TEST_NET") {
+	case "opts":
+		return optsClient(os.Args[1])
+	case "refused":
+		fd, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+		err := unix.Connect(fd, sockaddr4(os.Args[1]))
+		fmt.Println("connect:", err)
+		return 0
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println("listen:", err)
@@ -50,6 +65,66 @@ func netHelperMain() int {
 	}
 	line, _ := bufio.NewReader(c).ReadString('\n')
 	fmt.Print(line)
+	return 0
+}
+
+func sockaddr4(hostport string) *unix.SockaddrInet4 {
+	ap := netip.MustParseAddrPort(hostport)
+	return &unix.SockaddrInet4{Addr: ap.Addr().As4(), Port: int(ap.Port())}
+}
+
+// optsClient is NASH_TEST_NET=opts: every line it prints must read the
+// same inside the sandbox as outside.
+func optsClient(addr string) int {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fmt.Println("socket:", err)
+		return 1
+	}
+	set := func(level, opt, v int) {
+		if err := unix.SetsockoptInt(fd, level, opt, v); err != nil {
+			fmt.Println("setsockopt:", err)
+		}
+	}
+	set(unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
+	set(unix.SOL_SOCKET, unix.SO_RCVBUF, 65536)
+	set(unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	set(unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, 77)
+	set(unix.IPPROTO_IP, unix.IP_TOS, 0x10)
+	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &unix.Timeval{Sec: 3})
+	err = unix.Connect(fd, sockaddr4(addr))
+	if err != nil && err != unix.EINPROGRESS {
+		fmt.Println("connect:", err)
+		return 1
+	}
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	if _, err := unix.Poll(pfd, 10000); err != nil {
+		fmt.Println("poll:", err)
+	}
+	get := func(name string, level, opt int) {
+		v, err := unix.GetsockoptInt(fd, level, opt)
+		fmt.Printf("%s=%d %v\n", name, v, err)
+	}
+	get("error", unix.SOL_SOCKET, unix.SO_ERROR)
+	get("keepalive", unix.SOL_SOCKET, unix.SO_KEEPALIVE)
+	get("rcvbuf", unix.SOL_SOCKET, unix.SO_RCVBUF)
+	get("nodelay", unix.IPPROTO_TCP, unix.TCP_NODELAY)
+	get("keepidle", unix.IPPROTO_TCP, unix.TCP_KEEPIDLE)
+	get("tos", unix.IPPROTO_IP, unix.IP_TOS)
+	tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO)
+	fmt.Println("sndtimeo", tv.Sec, err)
+	fl, _ := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	fdfl, _ := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	fmt.Println("nonblock", fl&unix.O_NONBLOCK != 0, "cloexec", fdfl&unix.FD_CLOEXEC != 0)
+	if sa, err := unix.Getpeername(fd); err == nil {
+		a := sa.(*unix.SockaddrInet4)
+		fmt.Println("peer", netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)))
+	}
+	_ = unix.SetNonblock(fd, false)
+	f := os.NewFile(uintptr(fd), "conn")
+	fmt.Fprintln(f, "ping")
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	fmt.Print("answer ", line)
 	return 0
 }
 
@@ -222,14 +297,35 @@ func TestNetworkDenyRecordAllow(t *testing.T) {
 	web = contactOf(t, got.Network, web.Destination())
 	raw = contactOf(t, got.Network, raw.Destination())
 	sec = contactOf(t, got.Network, sec.Destination())
-	if !web.Allowed || web.Sent == 0 || web.Received == 0 || web.Addr != "127.0.0.1" || len(web.Credentials) != 1 {
+	// Allowed connections are handed to the script directly: their
+	// bytes are the kernel's count, their contents unread.
+	if !web.Allowed || !web.Direct || web.Sent == 0 || web.Received == 0 || web.Addr != "127.0.0.1" || len(web.Credentials) != 0 {
 		t.Errorf("web, allowed: %+v", web)
 	}
-	if !raw.Allowed || raw.Sent != int64(len("ping\n")) || raw.Received != int64(len("echo ping\n")) {
+	if !raw.Allowed || !raw.Direct || raw.Sent != int64(len("ping\n")) || !directReceived(raw, len("echo ping\n")) {
 		t.Errorf("raw tcp, allowed: %+v", raw)
 	}
 	if sec.Allowed || sec.Received != 0 {
 		t.Errorf("secure, still denied: %+v", sec)
+	}
+
+	// On the relay (NetRelay), nash reads the first bytes: the allowed
+	// request's credential is named, and the counts are the relay's.
+	e3 := newEnv(t, NetResolver(testHosts), NetPolicy(egress.Policy{Allow: allow}), NetRelay(true))
+	p3 := e3.run(s.script())
+	if out := e3.stdout.String(); !strings.Contains(out, "web=0") || !strings.Contains(out, "tcp=echo ping") {
+		t.Errorf("relayed: want web and tcp reached:\n%s", out)
+	}
+	web = contactOf(t, p3.Network, web.Destination())
+	raw = contactOf(t, p3.Network, raw.Destination())
+	if web.Direct || !web.Allowed || len(web.Credentials) != 1 || web.Sent == 0 || web.Received == 0 {
+		t.Errorf("web, relayed: %+v", web)
+	}
+	if raw.Direct || raw.Sent != int64(len("ping\n")) || raw.Received != int64(len("echo ping\n")) {
+		t.Errorf("raw tcp, relayed: %+v", raw)
+	}
+	if s.webHits.Load() != 2 || s.tcpHits.Load() != 2 || s.secHits.Load() != 0 {
+		t.Errorf("hits after the relayed run: web %d tcp %d secure %d, want 2 2 0", s.webHits.Load(), s.tcpHits.Load(), s.secHits.Load())
 	}
 }
 
@@ -323,5 +419,75 @@ curl -sS -m 10 http://web.nash.test:%s/; echo "web=$?"`, s.caFile, port(s.secure
 		if strings.HasPrefix(c.Destination(), "proxy.corp.test") {
 			t.Errorf("the proxy hop is recorded as a destination: %+v", c)
 		}
+	}
+}
+
+// TestNetworkDirectKeepsSocket: an allowed connection is a socket of
+// nash's own, connected in the script's place. A client that sets options
+// first and connects without blocking sees the same socket inside the
+// sandbox as outside: its options, its flags, its peer; a refused connect
+// fails the same way. The connection is recorded with its bytes.
+func TestNetworkDirectKeepsSocket(t *testing.T) {
+	s := startServers(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := exec.Command(self, s.tcp)
+	native.Env = append(os.Environ(), "NASH_TEST_NET=opts")
+	want, err := native.CombinedOutput()
+	if err != nil || !strings.Contains(string(want), "answer echo ping") {
+		t.Fatalf("native client: %v\n%s", err, want)
+	}
+	// A port nobody listens on, allowed: refused, as outside.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	allow, _ := egress.ParseRules(s.tcp + "," + closed)
+	e := newEnv(t, NetPolicy(egress.Policy{Allow: allow}))
+	p := e.run("NASH_TEST_NET=opts " + shellQuote(self) + " " + s.tcp + "; NASH_TEST_NET=refused " + shellQuote(self) + " " + closed)
+	got := e.stdout.String()
+	if !strings.HasPrefix(got, string(want)) {
+		t.Errorf("inside the sandbox the socket reads\n%s\noutside\n%s", got, want)
+	}
+	if !strings.HasSuffix(got, "connect: connection refused\n") {
+		t.Errorf("refused connect inside: %q", got)
+	}
+	c := contactOf(t, p.Network, s.tcp)
+	if !c.Allowed || !c.Direct || c.Sent != int64(len("ping\n")) || !directReceived(c, len("echo ping\n")) {
+		t.Errorf("contact: %+v", c)
+	}
+	r := contactOf(t, p.Network, closed)
+	if !r.Direct || !strings.Contains(r.Error, "refused") {
+		t.Errorf("refused contact: %+v", r)
+	}
+}
+
+// directReceived says a direct connection's received count is n, as the
+// kernel counts it: the destination's FIN counts as one byte more when it
+// came before the script's socket was gone (egress.Contact.Received).
+func directReceived(c egress.Contact, n int) bool {
+	return c.Received == int64(n) || c.Received == int64(n+1)
+}
+
+// TestNetworkSetUpOnFirstUse: nothing of the interception exists in a
+// run until the script first sends to an address outside its loopback
+// (a run without network use pays nothing for it); from then on every
+// attempt is caught. The catching sockets are the sandbox's only ones.
+func TestNetworkSetUpOnFirstUse(t *testing.T) {
+	e := newEnv(t)
+	p := e.run(`count() { cat /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 | grep -vc local_address; }
+echo "before=$(count)"
+(exec 3<>/dev/tcp/192.0.2.1/80) 2>/dev/null
+echo "after=$(count)"`)
+	out := e.stdout.String()
+	if !strings.Contains(out, "before=0\n") || strings.Contains(out, "after=0\n") || !strings.Contains(out, "after=") {
+		t.Errorf("want no sockets before the first attempt and the catching ones after:\n%s%s", out, e.stderr.String())
+	}
+	if c := contactOf(t, p.Network, "192.0.2.1:80"); c.Allowed {
+		t.Errorf("contact: %+v", c)
 	}
 }

@@ -73,6 +73,7 @@ type Sandbox struct {
 	// host's; netResolver looks allowed names up (nil: the system's).
 	netPolicy   egress.Policy
 	netResolver egress.Resolver
+	netRelay    bool
 	unprotected bool
 	stdin       io.Reader
 	stdout      io.Writer
@@ -155,6 +156,12 @@ func NetPolicy(p egress.Policy) Option { return func(s *Sandbox) { s.netPolicy =
 // NetResolver sets how nash looks up the names a run may reach (default:
 // the system's resolver). Tests map names to local servers with it.
 func NetResolver(r egress.Resolver) Option { return func(s *Sandbox) { s.netResolver = r } }
+
+// NetRelay keeps every allowed connection on nash's relay, which reads its
+// first bytes (TLS server name, HTTP Host, credentials in plain HTTP),
+// instead of handing the script a connection of nash's own, which is as
+// fast as one outside the sandbox but unread (egress.Proxy.Direct).
+func NetRelay(on bool) Option { return func(s *Sandbox) { s.netRelay = on } }
 
 // Unprotected lets a run go ahead when some paths cannot be overlaid (they are
 // then changed live and named in the result), or with no sandbox at all when

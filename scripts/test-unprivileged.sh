@@ -34,7 +34,7 @@ chmod 755 "$dir"
 # Every package but cmd/nash is built with the race detector; cmd/nash, whose
 # end-to-end tests start hundreds of nash processes, without it (the root
 # pass of make test already runs it under -race), to keep CI within time.
-pkgs=(sandbox internal/sandboxnet internal/doctor scripttest cmd/nash)
+pkgs=(sandbox internal/sandboxnet internal/sockdiag internal/doctor scripttest cmd/nash)
 for p in "${pkgs[@]}"; do
   name=${p//\//-}
   mkdir -p "$dir/$p"

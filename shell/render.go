@@ -451,8 +451,14 @@ func NetworkLine(c egress.Contact) string {
 	}
 	if c.Allowed && c.Proto == egress.ProtoTCP {
 		what = append(what, fmt.Sprintf("sent %s, received %s", size.Format(c.Sent), size.Format(c.Received)))
-		if c.TLS {
+		switch {
+		case c.Direct:
+			what = append(what, "direct: contents not read")
+		case c.TLS:
 			what = append(what, "encrypted: headers not visible")
+		}
+		if c.Uncounted {
+			what = append(what, "some bytes not counted")
 		}
 	}
 	if len(c.Credentials) > 0 {

@@ -23,7 +23,10 @@ type netConfig struct {
 	Deny  []string            `yaml:"deny"`
 	Dirs  map[string]netLists `yaml:"dirs"`
 	Hosts map[string]string   `yaml:"hosts"`
-	_     struct{}            `yaml:"-"`
+	// Relay keeps allowed connections on nash's relay, which reads their
+	// first bytes, instead of handing them to the script directly.
+	Relay bool     `yaml:"relay"`
+	_     struct{} `yaml:"-"`
 }
 
 type netLists struct {
@@ -40,6 +43,7 @@ const netAllFlag = "*"
 type netPlan struct {
 	policy   egress.Policy
 	resolver egress.Resolver
+	relay    bool
 }
 
 // options are the sandbox options for the plan.
@@ -47,6 +51,9 @@ func (n netPlan) options() []sandbox.Option {
 	opts := []sandbox.Option{sandbox.NetPolicy(n.policy)}
 	if n.resolver != nil {
 		opts = append(opts, sandbox.NetResolver(n.resolver))
+	}
+	if n.relay {
+		opts = append(opts, sandbox.NetRelay(true))
 	}
 	return opts
 }
@@ -60,7 +67,7 @@ func (n netPlan) allow(rules []egress.Rule) netPlan {
 // resolveNet builds the network plan of runs in dir from the config's
 // lists. Deny lists hold whatever allows.
 func resolveNet(c netConfig, dir string) (netPlan, error) {
-	var n netPlan
+	n := netPlan{relay: c.Relay}
 	add := func(dst *[]egress.Rule, list []string, where string) error {
 		for _, s := range list {
 			r, err := egress.ParseRule(s)

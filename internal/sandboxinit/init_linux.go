@@ -15,8 +15,6 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/nash-shell/nash/internal/sandboxnet"
 )
 
 // Fds the parent passes to the init, after stdin, stdout and stderr.
@@ -43,7 +41,7 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
-	netDone := startNet(egress)
+	gate, netDone := startNet(egress)
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(controlFd)
 	ctl := NewControl(controlFd)
@@ -62,7 +60,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r, scratch = runInit(cfg, sigs, ctl, netDone)
+		r, scratch = runInit(cfg, sigs, ctl, netDone, gate)
 	}
 	// The parent goes on as soon as it has the result, while the kernel
 	// tears the namespaces down after this exit. The scratch tmpfs goes
@@ -109,7 +107,7 @@ func closeInherited(keep int) {
 
 // runInit builds the root and runs the script. It returns the result and
 // the scratch tmpfs, open, or -1.
-func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan error) (Result, int) {
+func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan error, gate *netGate) (Result, int) {
 	var r Result
 	// The loopback comes up while the root is built (or, with nash's
 	// egress socket, was started before the config came): the network
@@ -150,7 +148,7 @@ func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan er
 		r.Error = err.Error()
 		return r, scratch
 	}
-	code, renames, sealed, err := runScript(cfg, sigs, ctl)
+	code, renames, sealed, err := runScript(cfg, sigs, ctl, gate)
 	if err != nil {
 		r.Error = err.Error()
 		return r, scratch
@@ -535,27 +533,20 @@ func egressFd() int {
 }
 
 // startNet, when nash passed its egress socket (EgressEnvVar), brings
-// the loopback up and hands nash the sandbox's network traffic (package
-// sandboxnet), there and then: it runs before the config is read, in time
-// the init would spend waiting for nash to plan the run, and on the init's
-// own thread, which a busy machine schedules sooner than a second one. It
-// returns nil when there is no such socket, else a channel holding the
-// loopback's error. A failure of the hand-over is nash's to report, from
-// the same socket: the script still runs, with its loopback only.
-func startNet(fd int) <-chan error {
+// the loopback up, before the config is read, in time the init would
+// spend waiting for nash to plan the run. It returns nil and nil when
+// there is no such socket, else the gate through which the script's
+// network calls reach nash (netcalls_linux.go) and a channel holding the
+// loopback's error. Nothing more is set up until the script first sends
+// to an address: a run that uses no network pays for none.
+func startNet(fd int) (*netGate, <-chan error) {
 	if fd < 0 {
-		return nil
+		return nil, nil
 	}
 	syscall.CloseOnExec(fd)
-	defer unix.Close(fd)
 	done := make(chan error, 1)
-	if err := LoopbackUp(); err != nil {
-		done <- err
-		return done
-	}
-	_ = sandboxnet.Handover(fd)
-	done <- nil
-	return done
+	done <- LoopbackUp()
+	return newNetGate(fd), done
 }
 
 // LoopbackUp brings up lo in the calling process's network namespace (the
@@ -593,7 +584,7 @@ const rootCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_
 // stopped. It returns the script's exit code (128+signal when a signal
 // ended it), the directories moved for it, and whether its seccomp filter
 // (which refuses TIOCSTI) was in place.
-func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (code int, moved []Rename, sealed bool, err error) {
+func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control, gate *netGate) (code int, moved []Rename, sealed bool, err error) {
 	// Capabilities are per thread: drop them on this locked thread, which
 	// then forks the script. The thread is never unlocked, so the runtime
 	// retires it with the init.
@@ -602,7 +593,11 @@ func runScript(cfg *Config, sigs <-chan os.Signal, ctl *Control) (code int, move
 		return 0, nil, false, fmt.Errorf("drop capabilities: %w", err)
 	}
 	// The script inherits this thread's rename filter (seccomp_linux.go).
-	sup := watchRenames()
+	sup := watchRenames(gate)
+	if sup == nil && gate != nil {
+		// No supervisor to set the network up on first use: now.
+		gate.setUp()
+	}
 	dir := cfg.Dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "/"

@@ -63,6 +63,9 @@ type renameCall struct {
 	arch   uint32
 	nrs    map[uint32]renameKind
 	ioctls []uint32
+	// net are the calls that can send to an address (netcalls_linux.go),
+	// watched when nash intercepts the sandbox's network.
+	net map[uint32]renameKind
 }
 
 // The filter also refuses TIOCSTI, on every descriptor: a script could
@@ -79,7 +82,15 @@ const (
 	callRename    renameKind = iota // rename(old, new)
 	callRenameat                    // renameat(olddirfd, old, newdirfd, new)
 	callRenameat2                   // renameat2(olddirfd, old, newdirfd, new, flags)
+	callConnect                     // connect(fd, addr, len)
+	callSendto                      // sendto(fd, buf, n, flags, addr, len)
+	callSendmsg                     // sendmsg(fd, msg, flags)
+	callSendmmsg                    // sendmmsg(fd, msgs, n, flags)
+	callNetOther                    // another way to send (i386's socketcall, x32's compat calls)
 )
+
+// isNet says the call is one of the network calls.
+func (k renameKind) isNet() bool { return k >= callConnect }
 
 // bpf instructions.
 func bpfStmt(code uint16, k uint32) unix.SockFilter {
@@ -149,8 +160,8 @@ func sortedNrs(m map[uint32]renameKind) []uint32 {
 // thread and start the script from it, so the script inherits the filter.
 // It needs CAP_SYS_ADMIN in the sandbox's user namespace, which the init
 // holds, so no_new_privs stays unset and set-id programs behave as before.
-func installRenameFilter() (int, error) {
-	calls := renameCalls()
+func installRenameFilter(withNet bool) (int, error) {
+	calls := watchedCalls(withNet)
 	if len(calls) == 0 {
 		return -1, errors.ErrUnsupported
 	}
@@ -176,6 +187,7 @@ type supervisor struct {
 	fd    int
 	calls map[uint32]map[uint32]renameKind // arch -> nr -> kind
 	self  selfIDs
+	net   *netGate // nil: the script's network calls are not watched
 
 	mu      sync.Mutex // held while a call is handled, and by report
 	renames []Rename
@@ -185,18 +197,40 @@ type supervisor struct {
 // must be locked and start the script, and serves it. It returns nil when
 // the kernel has no user notification (before Linux 5.5): renaming a
 // merged directory then fails with EXDEV, as overlayfs makes it.
-func watchRenames() *supervisor {
-	fd, err := installRenameFilter()
+//
+// With gate (nash intercepts the sandbox's network), the script's calls
+// that can send to an address are watched too (netcalls_linux.go).
+func watchRenames(gate *netGate) *supervisor {
+	fd, err := installRenameFilter(gate != nil)
 	if err != nil {
 		return nil
 	}
-	return startSupervisor(fd)
+	return startSupervisor(fd, gate)
+}
+
+// watchedCalls are renameCalls, with the network calls when withNet.
+func watchedCalls(withNet bool) []renameCall {
+	calls := renameCalls()
+	if !withNet {
+		return calls
+	}
+	for i, c := range calls {
+		nrs := make(map[uint32]renameKind, len(c.nrs)+len(c.net))
+		for nr, k := range c.nrs {
+			nrs[nr] = k
+		}
+		for nr, k := range c.net {
+			nrs[nr] = k
+		}
+		calls[i].nrs = nrs
+	}
+	return calls
 }
 
 // startSupervisor serves the listener fd on a goroutine of its own.
-func startSupervisor(fd int) *supervisor {
-	s := &supervisor{fd: fd, calls: map[uint32]map[uint32]renameKind{}}
-	for _, c := range renameCalls() {
+func startSupervisor(fd int, gate *netGate) *supervisor {
+	s := &supervisor{fd: fd, calls: map[uint32]map[uint32]renameKind{}, net: gate}
+	for _, c := range watchedCalls(gate != nil) {
 		s.calls[c.arch] = c.nrs
 	}
 	go s.serve()
@@ -233,6 +267,12 @@ func (s *supervisor) serve() {
 		default:
 			return
 		}
+		if kind := s.calls[n.Data.Arch][uint32(n.Data.Nr)]; kind.isNet() && s.net != nil {
+			// A network call may wait for nash or for a connection: on
+			// a goroutine of its own, with the init's credentials.
+			go s.serveNet(n, kind)
+			continue
+		}
 		s.mu.Lock()
 		resp := s.handle(&n)
 		s.mu.Unlock()
@@ -243,6 +283,13 @@ func (s *supervisor) serve() {
 		// ENOENT: the caller died meanwhile; nothing more to do.
 		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(s.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(resp)))
 	}
+}
+
+// send answers notification id; an ENOENT (the caller died meanwhile)
+// needs nothing more.
+func (s *supervisor) send(id uint64, resp *seccompNotifResp) {
+	resp.ID = id
+	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(s.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(resp)))
 }
 
 // idValid reports whether notification id is still pending: the caller is

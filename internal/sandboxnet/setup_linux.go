@@ -190,62 +190,19 @@ func openSocket(kind Kind, v6 bool, bindPort uint16) (fd int, port uint16, err e
 // Receive reads what Handover sent on the unix socket f: the sockets, or
 // the reason the namespace could not be set up (a *SetupError).
 func Receive(f *os.File) ([]Socket, error) {
-	buf := make([]byte, 4096)
-	oob := make([]byte, unix.CmsgSpace(8*4))
-	var n, oobn int
-	var err error
-	// Through the runtime's poller (the parent's end is non-blocking), so
-	// that the wait holds no thread.
-	rc, cerr := f.SyscallConn()
-	if cerr != nil {
-		return nil, fmt.Errorf("receive the network sockets: %w", cerr)
-	}
-	rerr := rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
-		return !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
-	})
-	if err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("receive the network sockets: %w", err)
-	}
-	var fds []int
-	if oobn > 0 {
-		cms, err := unix.ParseSocketControlMessage(oob[:oobn])
-		if err != nil {
+	for {
+		m, err := ReadMessage(f)
+		switch {
+		case IsEOF(err):
+			return nil, &SetupError{Reason: "the sandbox init sent nothing"}
+		case err != nil:
 			return nil, fmt.Errorf("receive the network sockets: %w", err)
-		}
-		for _, cm := range cms {
-			got, err := unix.ParseUnixRights(&cm)
-			if err == nil {
-				fds = append(fds, got...)
-			}
+		case m.Setup != nil:
+			return nil, m.Setup
+		case m.Sockets != nil:
+			return m.Sockets, nil
 		}
 	}
-	text := string(buf[:n])
-	if n == 0 {
-		closeAll(fds)
-		return nil, &SetupError{Reason: "the sandbox init sent nothing"}
-	}
-	if reason, ok := strings.CutPrefix(text, "!"); ok {
-		closeAll(fds)
-		return nil, &SetupError{Reason: reason}
-	}
-	names := strings.Split(text, ",")
-	if len(names) != len(fds) {
-		closeAll(fds)
-		return nil, &SetupError{Reason: fmt.Sprintf("the sandbox init sent %d sockets for %d names", len(fds), len(names))}
-	}
-	out := make([]Socket, len(fds))
-	for i, name := range names {
-		if len(name) < 2 {
-			closeAll(fds)
-			return nil, &SetupError{Reason: "malformed socket name " + name}
-		}
-		out[i] = Socket{Kind: Kind(name[:len(name)-1]), IPv6: name[len(name)-1] == '6', File: os.NewFile(uintptr(fds[i]), name)}
-	}
-	return out, nil
 }
 
 func closeAll(fds []int) {

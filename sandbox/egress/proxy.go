@@ -41,6 +41,10 @@ type Config struct {
 	// that is not allowed, which may name its destination (as an HTTP
 	// proxy's client does) or say what it is (default 500ms).
 	PeekTimeout time.Duration
+	// Relay keeps every allowed connection on nash's relay, which reads
+	// its first bytes (TLS server name, HTTP Host, credentials in plain
+	// HTTP), instead of handing the script a direct socket (Direct).
+	Relay bool
 	// DstOf, for tests on ordinary sockets, gives a connection's
 	// original destination. By default it is the connection's local
 	// address, which tproxy keeps as the address the script dialled.
@@ -69,10 +73,20 @@ type Proxy struct {
 	resolved map[string][]netip.Addr
 	conns    map[net.Conn]struct{}
 	stopped  bool
+
+	dir directState
 }
 
 // Start serves the sockets until Stop.
 func Start(cfg Config, socks Sockets) *Proxy {
+	p := New(cfg)
+	p.Serve(socks)
+	return p
+}
+
+// New returns a proxy with no sockets yet: it answers Direct until the
+// sandbox hands its catching sockets over (Serve).
+func New(cfg Config) *Proxy {
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
 	}
@@ -83,7 +97,20 @@ func Start(cfg Config, socks Sockets) *Proxy {
 		cfg.PeekTimeout = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{cfg: cfg, socks: socks, ctx: ctx, cancel: cancel, resolved: map[string][]netip.Addr{}, conns: map[net.Conn]struct{}{}}
+	return &Proxy{cfg: cfg, ctx: ctx, cancel: cancel, resolved: map[string][]netip.Addr{}, conns: map[net.Conn]struct{}{}}
+}
+
+// Serve serves the sandbox's catching sockets until Stop; it is called
+// once, or not at all (the run sent nothing out).
+func (p *Proxy) Serve(socks Sockets) {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		closeSockets(socks)
+		return
+	}
+	p.socks = socks
+	p.mu.Unlock()
 	for _, l := range socks.TCP {
 		p.wg.Add(1)
 		go p.acceptLoop(l)
@@ -96,7 +123,15 @@ func Start(cfg Config, socks Sockets) *Proxy {
 		p.wg.Add(1)
 		go p.udpLoop(u)
 	}
-	return p
+}
+
+func closeSockets(socks Sockets) {
+	for _, l := range socks.TCP {
+		l.Close()
+	}
+	for _, u := range append(append([]*net.UDPConn(nil), socks.DNS...), socks.UDP...) {
+		u.Close()
+	}
 }
 
 // Stop closes the sockets and every connection still open (the sandbox is
@@ -110,24 +145,22 @@ func (p *Proxy) Stop() []Contact {
 		time.Sleep(time.Millisecond)
 	}
 	p.cancel()
-	for _, l := range p.socks.TCP {
-		l.Close()
-	}
-	for _, u := range append(append([]*net.UDPConn(nil), p.socks.DNS...), p.socks.UDP...) {
-		u.Close()
-	}
 	p.mu.Lock()
+	closeSockets(p.socks)
 	p.stopped = true
 	for c := range p.conns {
 		c.Close()
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+	p.stopDirect()
 	return p.rec.contacts()
 }
 
 // conns4Poll lists the sockets, to see whether anything waits on them.
 func (p *Proxy) conns4Poll() []syscall.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var out []syscall.Conn
 	for _, l := range p.socks.TCP {
 		if sc, ok := l.(syscall.Conn); ok {

@@ -43,9 +43,19 @@ type Contact struct {
 	Credentials []string `json:"credentials,omitempty"`
 	// Attempts counts connections (datagrams for UDP, queries for DNS).
 	Attempts int `json:"attempts"`
-	// Sent and Received count the bytes relayed from and to the script.
+	// Direct says nash handed the script a connection of its own (see
+	// Proxy.Direct) rather than relaying it: its first bytes were not
+	// read, so SNI, HTTPHost and Credentials are unknown for it.
+	Direct bool `json:"direct,omitempty"`
+	// Sent and Received count the bytes relayed from and to the script
+	// (for a direct connection, sent once and received, as the kernel
+	// counts them: the destination's closing FIN counts as one byte
+	// received when it came before the script closed its socket).
 	Sent     int64 `json:"sent"`
 	Received int64 `json:"received"`
+	// Uncounted says the bytes of a direct connection could not be had
+	// from the kernel: Sent and Received are short.
+	Uncounted bool `json:"uncounted,omitempty"`
 	// First is when the first attempt began; Last when the last ended.
 	First time.Time `json:"first"`
 	Last  time.Time `json:"last"`
