@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"time"
 
 	"github.com/nash-shell/nash/internal/sandboxnet"
 	"github.com/nash-shell/nash/sandbox/egress"
@@ -33,12 +34,21 @@ func (s *Sandbox) startNet(conn *os.File) *netRun {
 func (n *netRun) serve() {
 	defer close(n.ended)
 	defer n.conn.Close()
+	read := sandboxnet.ReadMessage
 	for {
-		m, err := sandboxnet.ReadMessage(n.conn)
-		if err != nil {
-			if !sandboxnet.IsEOF(err) {
-				n.err = errors.Join(n.err, err)
-			}
+		m, err := read(n.conn)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			// stop: the run is over, and whatever the init sent
+			// before its result waits in the socket. Take that, then
+			// end, without waiting for the init to exit.
+			_ = n.conn.SetReadDeadline(time.Time{})
+			read = sandboxnet.ReadMessageNow
+			continue
+		case errors.Is(err, sandboxnet.ErrNone) || sandboxnet.IsEOF(err):
+			return
+		case err != nil:
+			n.err = errors.Join(n.err, err)
 			return
 		}
 		switch {
@@ -98,6 +108,7 @@ func (n *netRun) stop() ([]egress.Contact, error) {
 	if n == nil {
 		return nil, nil
 	}
+	_ = n.conn.SetReadDeadline(time.Now())
 	<-n.ended
 	return n.proxy.Stop(), n.err
 }

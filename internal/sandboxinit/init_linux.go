@@ -41,7 +41,7 @@ func Main() {
 	// Notify starts the runtime's signal thread, a third of a millisecond.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP)
-	gate, netDone := startNet(egress)
+	gate := startNet(egress)
 	syscall.CloseOnExec(configFd)
 	syscall.CloseOnExec(controlFd)
 	ctl := NewControl(controlFd)
@@ -60,7 +60,7 @@ func Main() {
 	case err != nil:
 		r.Error = fmt.Sprintf("read sandbox config: %v", err)
 	default:
-		r, scratch = runInit(cfg, sigs, ctl, netDone, gate)
+		r, scratch = runInit(cfg, sigs, ctl, gate)
 	}
 	// The parent goes on as soon as it has the result, while the kernel
 	// tears the namespaces down after this exit. The scratch tmpfs goes
@@ -107,20 +107,15 @@ func closeInherited(keep int) {
 
 // runInit builds the root and runs the script. It returns the result and
 // the scratch tmpfs, open, or -1.
-func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan error, gate *netGate) (Result, int) {
+func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, gate *netGate) (Result, int) {
 	var r Result
-	// The loopback comes up while the root is built (or, with nash's
-	// egress socket, was started before the config came): the network
+	// The loopback comes up while the root is built: the network
 	// namespace belongs to the whole process, not to a thread.
-	lo := netDone
-	if lo == nil {
-		c := make(chan error, 1)
-		if cfg.Net {
-			c <- nil
-		} else {
-			go func() { c <- LoopbackUp() }()
-		}
-		lo = c
+	lo := make(chan error, 1)
+	if cfg.Net {
+		lo <- nil
+	} else {
+		go func() { lo <- LoopbackUp() }()
 	}
 	scratch, err := buildRoot(cfg, &r)
 	if err != nil {
@@ -148,7 +143,25 @@ func runInit(cfg *Config, sigs <-chan os.Signal, ctl *Control, netDone <-chan er
 		r.Error = err.Error()
 		return r, scratch
 	}
-	code, renames, sealed, err := runScript(cfg, sigs, ctl, gate)
+	// On a goroutine of its own, whose thread ends with it: the thread
+	// carries the script's seccomp filter, and the init's own calls
+	// after the script (sending the result is a sendmsg, which the
+	// filter hands to the supervisor when the network is watched) must
+	// not.
+	type ran struct {
+		code    int
+		renames []Rename
+		sealed  bool
+		err     error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		var x ran
+		x.code, x.renames, x.sealed, x.err = runScript(cfg, sigs, ctl, gate)
+		done <- x
+	}()
+	x := <-done
+	code, renames, sealed, err := x.code, x.renames, x.sealed, x.err
 	if err != nil {
 		r.Error = err.Error()
 		return r, scratch
@@ -532,21 +545,17 @@ func egressFd() int {
 	return fd
 }
 
-// startNet, when nash passed its egress socket (EgressEnvVar), brings
-// the loopback up, before the config is read, in time the init would
-// spend waiting for nash to plan the run. It returns nil and nil when
-// there is no such socket, else the gate through which the script's
-// network calls reach nash (netcalls_linux.go) and a channel holding the
-// loopback's error. Nothing more is set up until the script first sends
-// to an address: a run that uses no network pays for none.
-func startNet(fd int) (*netGate, <-chan error) {
+// startNet, when nash passed its egress socket (EgressEnvVar), returns
+// the gate through which the script's network calls reach nash
+// (netcalls_linux.go); else nil. Nothing is set up until the script first
+// sends to an address outside its loopback: a run that uses no network
+// pays for none of it.
+func startNet(fd int) *netGate {
 	if fd < 0 {
-		return nil, nil
+		return nil
 	}
 	syscall.CloseOnExec(fd)
-	done := make(chan error, 1)
-	done <- LoopbackUp()
-	return newNetGate(fd), done
+	return newNetGate(fd)
 }
 
 // LoopbackUp brings up lo in the calling process's network namespace (the

@@ -191,9 +191,19 @@ func rights(oob []byte) []int {
 }
 
 // ReadMessage reads the init's next message, in nash: the hand-over of the
-// catching sockets (or why there are none), an Ask or a Done. It returns
-// io.EOF-like errors once the init is gone.
-func ReadMessage(f *os.File) (Message, error) {
+// catching sockets (or why there are none), an Ask or a Done. Once the
+// init is gone it returns an error IsEOF knows; past f's read deadline,
+// os.ErrDeadlineExceeded.
+func ReadMessage(f *os.File) (Message, error) { return readMessage(f, true) }
+
+// ReadMessageNow is ReadMessage for a message already waiting: it returns
+// ErrNone at once when there is none. f must have no read deadline.
+func ReadMessageNow(f *os.File) (Message, error) { return readMessage(f, false) }
+
+// ErrNone is ReadMessageNow's error when no message waits.
+var ErrNone = errors.New("no message from the sandbox init")
+
+func readMessage(f *os.File, wait bool) (Message, error) {
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(8*4))
 	var n, oobn int
@@ -206,8 +216,11 @@ func ReadMessage(f *os.File) (Message, error) {
 	}
 	rerr := rc.Read(func(fd uintptr) bool {
 		n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
-		return !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
+		return !wait || (!errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR))
 	})
+	if !wait && errors.Is(err, unix.EAGAIN) {
+		return Message{}, ErrNone
+	}
 	if err == nil {
 		err = rerr
 	}
