@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/nash-shell/nash/sandbox/egress"
 	"golang.org/x/sys/unix"
@@ -41,6 +42,8 @@ func netHelperMain() int {
 	switch os.Getenv("NASH_TEST_NET") {
 	case "opts":
 		return optsClient(os.Args[1])
+	case "escape":
+		return escapeClient(os.Args[1], os.Args[2], len(os.Args) > 3)
 	case "refused":
 		fd, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 		err := unix.Connect(fd, sockaddr4(os.Args[1]))
@@ -125,6 +128,33 @@ func optsClient(addr string) int {
 	fmt.Fprintln(f, "ping")
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	fmt.Print("answer ", line)
+	return 0
+}
+
+// escapeClient is NASH_TEST_NET=escape ALLOWED DENIED [undumpable]: it
+// connects to ALLOWED (a socket nash hands over, of nash's own network
+// namespace), disconnects it with AF_UNSPEC, and tries to reach DENIED
+// with it, by connect and by a fast-open send. Undumpable, it first makes
+// itself so, which hides its memory and descriptors from a same-user
+// supervisor without CAP_SYS_PTRACE.
+func escapeClient(allowed, denied string, undumpable bool) int {
+	if undumpable {
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+			fmt.Println("prctl:", err)
+			return 1
+		}
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		fmt.Println("socket:", err)
+		return 1
+	}
+	fmt.Println("allowed:", unix.Connect(fd, sockaddr4(allowed)))
+	var unspec [16]byte // struct sockaddr with sa_family AF_UNSPEC
+	_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&unspec[0])), uintptr(len(unspec)))
+	fmt.Println("disconnect:", e)
+	fmt.Println("reconnect:", unix.Connect(fd, sockaddr4(denied)))
+	fmt.Println("fastopen:", unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, sockaddr4(denied)))
 	return 0
 }
 
@@ -489,5 +519,51 @@ echo "after=$(count)"`)
 	}
 	if c := contactOf(t, p.Network, "192.0.2.1:80"); c.Allowed {
 		t.Errorf("contact: %+v", c)
+	}
+}
+
+// TestNetworkHandedSocketStaysPut: a socket nash handed over lives in
+// nash's own network namespace. Disconnected (AF_UNSPEC), it must not
+// connect again to a destination nash did not allow, by connect or by a
+// fast-open send, also from a process that made itself undumpable: the
+// denied server is never reached, and the script is told EACCES.
+func TestNetworkHandedSocketStaysPut(t *testing.T) {
+	s := startServers(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow, _ := egress.ParseRules(s.tcp)
+	// The denied destination: a server on the host's loopback, counting.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var hits atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			hits.Add(1)
+			c.Close()
+		}
+	}()
+	for _, how := range []string{"", " undumpable"} {
+		e := newEnv(t, NetPolicy(egress.Policy{Allow: allow}))
+		p := e.run("NASH_TEST_NET=escape " + shellQuote(self) + " " + s.tcp + " " + l.Addr().String() + how)
+		out := e.stdout.String()
+		want := "allowed: <nil>\ndisconnect: errno 0\nreconnect: permission denied\nfastopen: permission denied\n"
+		if out != want {
+			t.Errorf("%q: got\n%s\nwant\n%s%s", how, out, want, e.stderr.String())
+		}
+		if c := contactOf(t, p.Network, s.tcp); !c.Direct {
+			t.Errorf("%q: the allowed connection was not handed over: %+v", how, c)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the denied server was reached %d times", n)
 	}
 }

@@ -632,6 +632,9 @@ func (s *Sandbox) spawn(m *ids) (*child, error) {
 			unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE, unix.CAP_SETPCAP,
 			unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID,
 			unix.CAP_CHOWN, unix.CAP_MKNOD,
+			// To take the script's sockets (pidfd_getfd) and read its
+			// calls' arguments even when it made itself undumpable.
+			unix.CAP_SYS_PTRACE,
 		}
 	}
 	cmd.SysProcAttr = attr

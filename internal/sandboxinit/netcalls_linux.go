@@ -56,10 +56,89 @@ type netGate struct {
 
 	templMu sync.Mutex
 	templ   [2]int // fresh TCP sockets of each family, for default options
+
+	sup   *supervisor // set when the supervisor starts
+	netns unix.Stat_t // the sandbox's network namespace
 }
 
 func newNetGate(fd int) *netGate {
-	return &netGate{fd: fd, templ: [2]int{-1, -1}}
+	g := &netGate{fd: fd, templ: [2]int{-1, -1}}
+	_ = unix.Stat("/proc/self/ns/net", &g.netns)
+	return g
+}
+
+// takeFd copies the caller's descriptor fd into the init (pidfd_getfd).
+// The init holds CAP_SYS_PTRACE over the sandbox, so a caller that made
+// itself undumpable is no exception.
+//
+// pid is the calling thread's id, as the notification gives it, which
+// need not lead its process: it is opened as a thread (PIDFD_THREAD, Linux
+// 6.9), or else through its process's id.
+func takeFd(pid, fd int) (int, error) {
+	pidfd, err := unix.PidfdOpen(pid, pidfdThread)
+	if errors.Is(err, unix.EINVAL) {
+		if tgid, terr := threadGroup(pid); terr == nil {
+			pidfd, err = unix.PidfdOpen(tgid, 0)
+		}
+	}
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pidfd)
+	return unix.PidfdGetfd(pidfd, fd, 0)
+}
+
+// pidfdThread is PIDFD_THREAD (linux/pidfd.h), which x/sys does not name.
+const pidfdThread = unix.O_EXCL
+
+// threadGroup is the id of the process thread tid belongs to.
+func threadGroup(tid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, unix.ESRCH
+}
+
+// escapes is escapesFd for the caller's descriptor fd; a descriptor the
+// init cannot look at escapes.
+func (g *netGate) escapes(pid, fd int) bool {
+	s, err := takeFd(pid, fd)
+	if err != nil {
+		return !errors.Is(err, unix.EBADF) && !errors.Is(err, unix.ESRCH)
+	}
+	defer unix.Close(s)
+	return g.escapesFd(s)
+}
+
+// escapesFd reports whether a connect (or a fast-open send) on socket s
+// would go out unchecked: s is a socket nash handed over, which belongs to
+// nash's network namespace, not the sandbox's, and it is closed (its
+// connect failed, or the script disconnected it with AF_UNSPEC), so it
+// could connect again, anywhere. A handed-over socket that is connected
+// or connecting gets EISCONN or EALREADY from the kernel, as any would.
+func (g *netGate) escapesFd(s int) bool {
+	ns, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(s), unix.SIOCGSKNS, 0)
+	switch errno {
+	case unix.ENOTSOCK:
+		return false
+	case 0:
+		var st unix.Stat_t
+		err := unix.Fstat(int(ns), &st)
+		unix.Close(int(ns))
+		if err == nil && st.Dev == g.netns.Dev && st.Ino == g.netns.Ino {
+			return false // the sandbox's own
+		}
+	}
+	// Another namespace's socket (EPERM: the init holds no capability
+	// over nash's namespace), or one the init cannot place.
+	info, err := unix.GetsockoptTCPInfo(s, unix.IPPROTO_TCP, unix.TCP_INFO)
+	return err != nil || info.State == unix.BPF_TCP_CLOSE
 }
 
 // setUp makes the sandbox's namespace hand its traffic to nash, once; a
@@ -107,17 +186,18 @@ func (g *netGate) ask(dst netip.AddrPort, v6 bool) (sandboxnet.Answer, bool) {
 
 // serveNet answers one of the script's network calls.
 func (s *supervisor) serveNet(n seccompNotif, kind renameKind) {
-	if resp := s.net.answer(s, &n, kind); resp != nil {
+	if resp := s.net.answer(&n, kind); resp != nil {
 		s.send(n.ID, resp)
 	}
 }
 
 // answer decides on one network call; nil means no answer is due.
-func (g *netGate) answer(s *supervisor, n *seccompNotif, kind renameKind) *seccompNotifResp {
+func (g *netGate) answer(n *seccompNotif, kind renameKind) *seccompNotifResp {
 	if kind == callConnect {
-		return g.connect(s, n)
+		return g.connect(n)
 	}
-	if g.isSetUp.Load() {
+	if kind == callNetOther {
+		g.setUp()
 		return respContinue()
 	}
 	pid := int(n.PID)
@@ -127,22 +207,30 @@ func (g *netGate) answer(s *supervisor, n *seccompNotif, kind renameKind) *secco
 		}
 		return v
 	}
-	sendsOut := true // when in doubt, set up
+	var named bool // the call names an Internet address (or cannot be read)
 	switch kind {
 	case callSendto:
 		addr := ptr(n.Data.Args[4])
-		sendsOut = addr != 0 && isInet(readFamily(pid, addr))
+		named = addr != 0 && !notInet(readFamily(pid, addr))
 	case callSendmsg:
-		sendsOut = msgNamesInet(pid, ptr(n.Data.Args[1]), 1, 0)
+		named = msgNamesInet(pid, ptr(n.Data.Args[1]), 1, 0)
 	case callSendmmsg:
 		// struct mmsghdr: a msghdr (56 bytes) and msg_len, padded.
-		sendsOut = msgNamesInet(pid, ptr(n.Data.Args[1]), int(min(uint32(n.Data.Args[2]), 1024)), 64)
+		named = msgNamesInet(pid, ptr(n.Data.Args[1]), int(min(uint32(n.Data.Args[2]), 1024)), 64)
 	}
-	if sendsOut {
-		g.setUp()
+	if !named {
+		return respContinue()
 	}
+	// A fast-open send connects: not through a socket nash handed over.
+	if g.escapes(pid, int(int32(uint32(n.Data.Args[0])))) {
+		return respErrno(unix.EACCES)
+	}
+	g.setUp()
 	return respContinue()
 }
+
+// notInet says family is known and not an Internet one.
+func notInet(family int) bool { return family >= 0 && !isInet(family) }
 
 func isInet(family int) bool { return family == unix.AF_INET || family == unix.AF_INET6 }
 
@@ -165,7 +253,7 @@ func msgNamesInet(pid int, addr uint64, count, stride int) bool {
 			return true
 		}
 		if name := binary.NativeEndian.Uint64(b); name != 0 {
-			if f := readFamily(pid, name); f < 0 || isInet(f) {
+			if !notInet(readFamily(pid, name)) {
 				return true
 			}
 		}
@@ -192,7 +280,7 @@ func readMem(pid int, addr uint64, n int) ([]byte, error) {
 }
 
 // connect answers a connect call.
-func (g *netGate) connect(s *supervisor, n *seccompNotif) *seccompNotifResp {
+func (g *netGate) connect(n *seccompNotif) *seccompNotifResp {
 	pid := int(n.PID)
 	fd := int(int32(uint32(n.Data.Args[0])))
 	addr := n.Data.Args[1]
@@ -202,13 +290,27 @@ func (g *netGate) connect(s *supervisor, n *seccompNotif) *seccompNotifResp {
 	alen := int(uint32(n.Data.Args[2]))
 	dst, v6, ok := readInetAddr(pid, addr, alen)
 	if !ok {
-		// Not an Internet address (a unix socket's, say), or not one
-		// the kernel would take: it says so itself.
-		if g.isSetUp.Load() || !isInet(readFamily(pid, addr)) {
+		// Not an Internet address (a unix socket's, or AF_UNSPEC, which
+		// disconnects), or one this does not read: the kernel decides.
+		if notInet(readFamily(pid, addr)) {
 			return respContinue()
+		}
+		if g.escapes(pid, fd) {
+			return respErrno(unix.EACCES)
 		}
 		g.setUp()
 		return respContinue()
+	}
+	theirs, err := takeFd(pid, fd)
+	if err != nil {
+		if errors.Is(err, unix.EBADF) || errors.Is(err, unix.ESRCH) {
+			return respContinue() // the kernel says so itself
+		}
+		return respErrno(unix.EACCES) // a socket nobody can look at stays in
+	}
+	defer unix.Close(theirs)
+	if g.escapesFd(theirs) {
+		return respErrno(unix.EACCES)
 	}
 	if ip := dst.Addr(); ip.IsLoopback() || ip.IsUnspecified() {
 		// The sandbox's loopback is its own: a port where the script
@@ -218,7 +320,7 @@ func (g *netGate) connect(s *supervisor, n *seccompNotif) *seccompNotifResp {
 			return respContinue()
 		}
 	}
-	if resp := g.direct(s, n, pid, fd, dst, v6); resp != nil {
+	if resp := g.direct(n, pid, fd, theirs, dst, v6); resp != nil {
 		return resp
 	}
 	g.setUp()
@@ -249,20 +351,10 @@ func readInetAddr(pid int, addr uint64, alen int) (netip.AddrPort, bool, bool) {
 
 // direct hands the script a socket of nash's when nash allows dst, and
 // answers the call; nil means the call should go on in the sandbox.
-func (g *netGate) direct(s *supervisor, n *seccompNotif, pid, fd int, dst netip.AddrPort, v6 bool) *seccompNotifResp {
-	pidfd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return nil
-	}
-	defer unix.Close(pidfd)
-	theirs, err := unix.PidfdGetfd(pidfd, fd, 0)
-	if err != nil {
-		return nil
-	}
-	defer unix.Close(theirs)
+func (g *netGate) direct(n *seccompNotif, pid, fd, theirs int, dst netip.AddrPort, v6 bool) *seccompNotifResp {
 	// The pid still names the caller (it could have died and its pid
 	// been reused between the notification and the pidfd).
-	if !s.idValid(n.ID) || !directable(theirs, v6) {
+	if !g.sup.idValid(n.ID) || !directable(theirs, v6) {
 		return nil
 	}
 	fl, err := unix.FcntlInt(uintptr(theirs), unix.F_GETFL, 0)
@@ -302,7 +394,7 @@ func (g *netGate) direct(s *supervisor, n *seccompNotif, pid, fd int, dst netip.
 	if cloexec(pid, fd) {
 		add.NewFDFlags = unix.O_CLOEXEC
 	}
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(s.fd), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&add))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(g.sup.fd), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&add))); e != 0 {
 		done.Errno = e
 		_ = sandboxnet.SendDone(g.fd, done)
 		if e == unix.ENOENT {

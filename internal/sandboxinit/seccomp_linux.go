@@ -230,6 +230,9 @@ func watchedCalls(withNet bool) []renameCall {
 // startSupervisor serves the listener fd on a goroutine of its own.
 func startSupervisor(fd int, gate *netGate) *supervisor {
 	s := &supervisor{fd: fd, calls: map[uint32]map[uint32]renameKind{}, net: gate}
+	if gate != nil {
+		gate.sup = s
+	}
 	for _, c := range watchedCalls(gate != nil) {
 		s.calls[c.arch] = c.nrs
 	}

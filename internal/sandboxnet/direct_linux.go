@@ -218,11 +218,13 @@ func readMessage(f *os.File, wait bool) (Message, error) {
 		n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
 		return !wait || (!errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR))
 	})
-	if !wait && errors.Is(err, unix.EAGAIN) {
-		return Message{}, ErrNone
-	}
-	if err == nil {
+	switch {
+	case rerr != nil:
+		// The poller's error (a read deadline passed, the file closed)
+		// says why the last read's EAGAIN was not retried.
 		err = rerr
+	case !wait && errors.Is(err, unix.EAGAIN):
+		return Message{}, ErrNone
 	}
 	if err != nil {
 		return Message{}, fmt.Errorf("read from the sandbox init: %w", err)
