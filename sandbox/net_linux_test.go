@@ -155,6 +155,12 @@ func escapeClient(allowed, denied string, undumpable bool) int {
 	fmt.Println("disconnect:", e)
 	fmt.Println("reconnect:", unix.Connect(fd, sockaddr4(denied)))
 	fmt.Println("fastopen:", unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, sockaddr4(denied)))
+	fmt.Println("bind:", unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	fmt.Println("listen:", unix.Listen(fd, 1))
+	// io_uring's connect, bind and listen pass no filter.
+	var params [120]byte // struct io_uring_params
+	_, _, e = unix.Syscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params[0])), 0)
+	fmt.Println("io_uring:", e)
 	return 0
 }
 
@@ -525,8 +531,10 @@ echo "after=$(count)"`)
 // TestNetworkHandedSocketStaysPut: a socket nash handed over lives in
 // nash's own network namespace. Disconnected (AF_UNSPEC), it must not
 // connect again to a destination nash did not allow, by connect or by a
-// fast-open send, also from a process that made itself undumpable: the
-// denied server is never reached, and the script is told EACCES.
+// fast-open send, nor become a server there (bind, listen), also from a
+// process that made itself undumpable: the denied server is never reached,
+// and the script is told EACCES. io_uring, whose operations no filter sees,
+// is refused.
 func TestNetworkHandedSocketStaysPut(t *testing.T) {
 	s := startServers(t)
 	self, err := os.Executable()
@@ -555,7 +563,8 @@ func TestNetworkHandedSocketStaysPut(t *testing.T) {
 		e := newEnv(t, NetPolicy(egress.Policy{Allow: allow}))
 		p := e.run("NASH_TEST_NET=escape " + shellQuote(self) + " " + s.tcp + " " + l.Addr().String() + how)
 		out := e.stdout.String()
-		want := "allowed: <nil>\ndisconnect: errno 0\nreconnect: permission denied\nfastopen: permission denied\n"
+		want := "allowed: <nil>\ndisconnect: errno 0\nreconnect: permission denied\nfastopen: permission denied\n" +
+			"bind: permission denied\nlisten: permission denied\nio_uring: function not implemented\n"
 		if out != want {
 			t.Errorf("%q: got\n%s\nwant\n%s%s", how, out, want, e.stderr.String())
 		}

@@ -196,16 +196,41 @@ func (g *netGate) answer(n *seccompNotif, kind renameKind) *seccompNotifResp {
 	if kind == callConnect {
 		return g.connect(n)
 	}
-	if kind == callNetOther {
-		g.setUp()
-		return respContinue()
-	}
 	pid := int(n.PID)
 	ptr := func(v uint64) uint64 {
 		if n.Data.Arch&auditArch64 == 0 {
 			return v & 0xffffffff
 		}
 		return v
+	}
+	fd := int(int32(uint32(n.Data.Args[0])))
+	switch kind {
+	case callRefuse:
+		// io_uring's operations pass no filter: its connect, bind and
+		// listen would reach a handed-over socket unchecked. Programs
+		// fall back to system calls, as in most container sandboxes.
+		return respErrno(unix.ENOSYS)
+	case callBind, callListen:
+		// A handed-over socket, closed, must not become a server of
+		// nash's namespace.
+		if g.escapes(pid, fd) {
+			return respErrno(unix.EACCES)
+		}
+		return respContinue()
+	case callNetOther:
+		if n.Data.Nr == 102 && n.Data.Arch == unix.AUDIT_ARCH_I386 {
+			// i386's socketcall(call, args): the descriptor is the
+			// first of the args.
+			fd = -1
+			if b, err := readMem(pid, ptr(n.Data.Args[1]), 4); err == nil {
+				fd = int(int32(binary.NativeEndian.Uint32(b)))
+			}
+		}
+		if fd >= 0 && g.escapes(pid, fd) {
+			return respErrno(unix.EACCES)
+		}
+		g.setUp()
+		return respContinue()
 	}
 	var named bool // the call names an Internet address (or cannot be read)
 	switch kind {
@@ -222,7 +247,7 @@ func (g *netGate) answer(n *seccompNotif, kind renameKind) *seccompNotifResp {
 		return respContinue()
 	}
 	// A fast-open send connects: not through a socket nash handed over.
-	if g.escapes(pid, int(int32(uint32(n.Data.Args[0])))) {
+	if g.escapes(pid, fd) {
 		return respErrno(unix.EACCES)
 	}
 	g.setUp()

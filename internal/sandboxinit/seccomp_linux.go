@@ -87,6 +87,9 @@ const (
 	callSendmsg                     // sendmsg(fd, msg, flags)
 	callSendmmsg                    // sendmmsg(fd, msgs, n, flags)
 	callNetOther                    // another way to send (i386's socketcall, x32's compat calls)
+	callBind                        // bind(fd, addr, len)
+	callListen                      // listen(fd, backlog)
+	callRefuse                      // io_uring_setup: refused (ENOSYS)
 )
 
 // isNet says the call is one of the network calls.
