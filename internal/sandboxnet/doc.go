@@ -2,9 +2,11 @@
 // attempt to reach the network to nash, and carries the sockets that catch
 // them from the sandbox init to nash.
 //
-// In the sandbox's own namespace the init (which holds CAP_NET_ADMIN over
-// it, also for an ordinary user) adds routes that make every address local
-// (local 0.0.0.0/0 and ::/0 on lo) and an nftables table whose prerouting
+// When the script first sends to an address outside its loopback, the init
+// (which holds CAP_NET_ADMIN over the sandbox's own namespace, also for an
+// ordinary user) sets that namespace up: it adds routes that make every
+// address local (local 0.0.0.0/0 and ::/0 on lo) and an nftables table
+// whose prerouting
 // chain sends every TCP connection and every UDP datagram, save those
 // between the sandbox's own sockets on its loopback, to transparent
 // (IP_TRANSPARENT) sockets it opened there; DNS to any address reaches a

@@ -11,6 +11,9 @@
 // Policy. An allowed connection is dialled from nash's own namespace (so
 // the host's loopback services are destinations like any other) and
 // relayed, counting bytes each way; a denied one is recorded and closed, and
-// the run goes on. Stop returns what was contacted, one Contact per
-// destination.
+// the run goes on. Most allowed TCP connections never reach the relay: the
+// init offers each connect to nash first (Direct), and the script gets a
+// socket of nash's own, connected, whose bytes the kernel counts
+// (direct_linux.go); Config.Relay keeps them on the relay. Stop returns
+// what was contacted, one Contact per destination.
 package egress
