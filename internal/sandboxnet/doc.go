@@ -6,8 +6,7 @@
 // (which holds CAP_NET_ADMIN over the sandbox's own namespace, also for an
 // ordinary user) sets that namespace up: it adds routes that make every
 // address local (local 0.0.0.0/0 and ::/0 on lo) and an nftables table
-// whose prerouting
-// chain sends every TCP connection and every UDP datagram, save those
+// whose prerouting chain sends every TCP connection and every UDP datagram, save those
 // between the sandbox's own sockets on its loopback, to transparent
 // (IP_TRANSPARENT) sockets it opened there; DNS to any address reaches a
 // socket bound to port 53. ICMP echo to any address but the loopback is
